@@ -1,0 +1,9 @@
+"""Root conftest: registers the shared fixtures of the test suite.
+
+Each plugin module owns one kind of fixture (the Discord stand-in, databases, ...),
+written once and reused by every test module.
+"""
+
+pytest_plugins = [
+    "tests.support.fixtures",
+]

@@ -1,0 +1,1 @@
+"""Shared pytest fixtures that are not tied to one subsystem."""
