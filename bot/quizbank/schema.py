@@ -1,0 +1,143 @@
+"""The quiz file format: pydantic models that are the single source of truth.
+
+`quizzes/quiz.schema.json` is generated from these models (`quiztutor schema`) so
+editors can check files while they are written; a test keeps it up to date.
+Structural rules (types, unknown keys, lengths) live in the field declarations;
+rules that relate fields to each other (every text in every locale, the answer
+index inside the choices) are checked by `cross_field_problems`, so each problem
+can be reported at the exact path where it occurs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+# The experiments a question may point at; tests check this matches `experiments`.
+DEMO_NAMES: tuple[str, ...] = (
+    "accumulation",
+    "loss-scaling",
+    "master-weights",
+    "formats",
+    "accumulation-precision",
+    "batchnorm",
+    "autocast",
+    "speed-memory",
+)
+
+LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
+MIN_CHOICES = 2
+MAX_CHOICES = 6
+
+Locale = Annotated[str, StringConstraints(pattern=LOCALE_PATTERN)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+LocalizedText = dict[Locale, Text]
+
+
+class _Strict(BaseModel):
+    # Unknown keys are almost always typos ("explaination"); say so instead of ignoring them.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Reference(_Strict):
+    title: Text
+    url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]
+
+
+class Question(_Strict):
+    id: Identifier = Field(description="Stable id, unique across all quizzes, e.g. mp-01.")
+    prompt: LocalizedText
+    choices: dict[Locale, list[Text]] = Field(
+        description=f"{MIN_CHOICES} to {MAX_CHOICES} choices per locale, in the same order."
+    )
+    answer: int = Field(description="0-based index of the correct choice, as written.")
+    explanation: LocalizedText
+    demo: str | None = Field(
+        default=None,
+        description="An experiment that shows the point: " + ", ".join(DEMO_NAMES),
+        json_schema_extra={"enum": [*DEMO_NAMES, None]},
+    )
+    references: list[Reference] = Field(default_factory=list)
+
+    def text(self, field: str, locale: str) -> str:
+        return pick_locale(getattr(self, field), locale)
+
+    def choice_texts(self, locale: str) -> list[str]:
+        return pick_locale(self.choices, locale)
+
+
+class Quiz(_Strict):
+    id: Identifier = Field(description="Stable quiz id; also the topic name users pick.")
+    title: LocalizedText
+    description: LocalizedText
+    questions: list[Question] = Field(min_length=1, max_length=200)
+
+    @property
+    def locales(self) -> list[str]:
+        # The title decides which locales a quiz offers; every other text must follow it.
+        return list(self.title)
+
+    def question(self, question_id: str) -> Question:
+        for question in self.questions:
+            if question.id == question_id:
+                return question
+        raise KeyError(question_id)
+
+
+FALLBACK_LOCALE = "en"
+T = TypeVar("T")
+
+
+def pick_locale(localized: dict[str, T], locale: str) -> T:
+    """The text for `locale`, falling back to English, then to the first locale given."""
+    if locale in localized:
+        return localized[locale]
+    base = locale.split("-")[0]
+    if base in localized:
+        return localized[base]
+    if FALLBACK_LOCALE in localized:
+        return localized[FALLBACK_LOCALE]
+    return next(iter(localized.values()))
+
+
+Path = tuple[str | int, ...]
+
+
+def cross_field_problems(quiz: Quiz) -> list[tuple[Path, str]]:
+    """Rules between fields that pydantic's per-field checks cannot express."""
+    problems: list[tuple[Path, str]] = []
+    locales = quiz.locales
+
+    def check_locales(path: Path, present: list[str]) -> None:
+        for locale in locales:
+            if locale not in present:
+                problems.append((path, f"missing the '{locale}' text (the quiz offers {', '.join(locales)})"))
+        for locale in present:
+            if locale not in locales:
+                problems.append(((*path, locale), f"locale '{locale}' is not in the quiz title's locales ({', '.join(locales)})"))
+
+    check_locales(("description",), list(quiz.description))
+    seen: dict[str, int] = {}
+    for index, question in enumerate(quiz.questions):
+        base: Path = ("questions", index)
+        if question.id in seen:
+            problems.append(((*base, "id"), f"duplicate question id '{question.id}' (also questions[{seen[question.id]}])"))
+        seen.setdefault(question.id, index)
+        for field in ("prompt", "choices", "explanation"):
+            check_locales((*base, field), list(getattr(question, field)))
+        counts = {locale: len(texts) for locale, texts in question.choices.items()}
+        for locale, count in counts.items():
+            if not MIN_CHOICES <= count <= MAX_CHOICES:
+                problems.append(((*base, "choices", locale), f"has {count} choices; a question needs {MIN_CHOICES} to {MAX_CHOICES}"))
+        if len(set(counts.values())) > 1:
+            listed = ", ".join(f"{locale}: {count}" for locale, count in counts.items())
+            problems.append(((*base, "choices"), f"every locale needs the same number of choices ({listed})"))
+        n_choices = min(counts.values(), default=0)
+        if n_choices and not 0 <= question.answer < n_choices:
+            problems.append(((*base, "answer"), f"answer {question.answer} is out of range: choose 0 to {n_choices - 1}"))
+        if question.demo is not None and question.demo not in DEMO_NAMES:
+            problems.append(((*base, "demo"), f"unknown demo '{question.demo}'; known: {', '.join(DEMO_NAMES)}"))
+    return problems
