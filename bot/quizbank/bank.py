@@ -26,7 +26,11 @@ class QuizBank:
         return cls(quizzes)
 
     def add(self, quiz: Quiz) -> None:
-        clash = [q.id for q in quiz.questions if q.id in self._questions and self._questions[q.id][0].id != quiz.id]
+        clash = [
+            q.id
+            for q in quiz.questions
+            if q.id in self._questions and self._questions[q.id][0].id != quiz.id
+        ]
         if clash:
             raise ValueError(f"question ids already used by another quiz: {', '.join(clash)}")
         self.remove(quiz.id)

@@ -96,19 +96,32 @@ def _pydantic_problems(error: ValidationError) -> list[tuple[FieldPath, str]]:
 def parse_quiz(text: str, file: str = "<quiz>") -> Quiz:
     """Validate one quiz file's text; raises QuizFileError listing every problem."""
     if len(text.encode()) > MAX_FILE_BYTES:
-        raise QuizFileError([Problem(file, 1, "", f"file is larger than {MAX_FILE_BYTES // 1024} KiB")])
+        raise QuizFileError(
+            [Problem(file, 1, "", f"file is larger than {MAX_FILE_BYTES // 1024} KiB")]
+        )
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.load(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        raise QuizFileError([Problem(file, line, "", f"not valid YAML: {exc.problem or exc}")]) from None
+        raise QuizFileError(
+            [Problem(file, line, "", f"not valid YAML: {exc.problem or exc}")]
+        ) from None
     except yaml.YAMLError as exc:
         raise QuizFileError([Problem(file, 1, "", f"not valid YAML: {exc}")]) from None
     lines = _LineIndex(root)
     if not isinstance(data, dict):
-        raise QuizFileError([Problem(file, 1, "", "a quiz file must be a mapping with id, title, description and questions")])
+        raise QuizFileError(
+            [
+                Problem(
+                    file,
+                    1,
+                    "",
+                    "a quiz file must be a mapping with id, title, description and questions",
+                )
+            ]
+        )
     try:
         quiz = Quiz.model_validate(data)
     except ValidationError as exc:
@@ -116,7 +129,9 @@ def parse_quiz(text: str, file: str = "<quiz>") -> Quiz:
     else:
         found = cross_field_problems(quiz)
     if found:
-        problems = sorted(Problem(file, lines.line(path), format_path(path), message) for path, message in found)
+        problems = sorted(
+            Problem(file, lines.line(path), format_path(path), message) for path, message in found
+        )
         raise QuizFileError(problems)
     return quiz
 
@@ -155,14 +170,26 @@ def load_quizzes(paths: Iterable[Path]) -> tuple[list[Quiz], list[Problem]]:
         lines = _LineIndex(yaml.compose(text, Loader=yaml.SafeLoader))
         duplicate = False
         if quiz.id in quiz_origin:
-            problems.append(Problem(str(file), lines.line(("id",)), "id", f"duplicate quiz id '{quiz.id}' (also in {quiz_origin[quiz.id]})"))
+            problems.append(
+                Problem(
+                    str(file),
+                    lines.line(("id",)),
+                    "id",
+                    f"duplicate quiz id '{quiz.id}' (also in {quiz_origin[quiz.id]})",
+                )
+            )
             duplicate = True
         quiz_origin.setdefault(quiz.id, str(file))
         for index, question in enumerate(quiz.questions):
             if question.id in question_origin and question_origin[question.id] != str(file):
                 path: FieldPath = ("questions", index, "id")
                 problems.append(
-                    Problem(str(file), lines.line(path), format_path(path), f"duplicate question id '{question.id}' (also in {question_origin[question.id]})")
+                    Problem(
+                        str(file),
+                        lines.line(path),
+                        format_path(path),
+                        f"duplicate question id '{question.id}' (also in {question_origin[question.id]})",
+                    )
                 )
                 duplicate = True
             question_origin.setdefault(question.id, str(file))

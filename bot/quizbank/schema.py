@@ -114,30 +114,56 @@ def cross_field_problems(quiz: Quiz) -> list[tuple[Path, str]]:
     def check_locales(path: Path, present: list[str]) -> None:
         for locale in locales:
             if locale not in present:
-                problems.append((path, f"missing the '{locale}' text (the quiz offers {', '.join(locales)})"))
+                problems.append(
+                    (path, f"missing the '{locale}' text (the quiz offers {', '.join(locales)})")
+                )
         for locale in present:
             if locale not in locales:
-                problems.append(((*path, locale), f"locale '{locale}' is not in the quiz title's locales ({', '.join(locales)})"))
+                problems.append(
+                    (
+                        (*path, locale),
+                        f"locale '{locale}' is not in the quiz title's locales ({', '.join(locales)})",
+                    )
+                )
 
     check_locales(("description",), list(quiz.description))
     seen: dict[str, int] = {}
     for index, question in enumerate(quiz.questions):
         base: Path = ("questions", index)
         if question.id in seen:
-            problems.append(((*base, "id"), f"duplicate question id '{question.id}' (also questions[{seen[question.id]}])"))
+            problems.append(
+                (
+                    (*base, "id"),
+                    f"duplicate question id '{question.id}' (also questions[{seen[question.id]}])",
+                )
+            )
         seen.setdefault(question.id, index)
         for field in ("prompt", "choices", "explanation"):
             check_locales((*base, field), list(getattr(question, field)))
         counts = {locale: len(texts) for locale, texts in question.choices.items()}
         for locale, count in counts.items():
             if not MIN_CHOICES <= count <= MAX_CHOICES:
-                problems.append(((*base, "choices", locale), f"has {count} choices; a question needs {MIN_CHOICES} to {MAX_CHOICES}"))
+                problems.append(
+                    (
+                        (*base, "choices", locale),
+                        f"has {count} choices; a question needs {MIN_CHOICES} to {MAX_CHOICES}",
+                    )
+                )
         if len(set(counts.values())) > 1:
             listed = ", ".join(f"{locale}: {count}" for locale, count in counts.items())
-            problems.append(((*base, "choices"), f"every locale needs the same number of choices ({listed})"))
+            problems.append(
+                ((*base, "choices"), f"every locale needs the same number of choices ({listed})")
+            )
         n_choices = min(counts.values(), default=0)
         if n_choices and not 0 <= question.answer < n_choices:
-            problems.append(((*base, "answer"), f"answer {question.answer} is out of range: choose 0 to {n_choices - 1}"))
+            problems.append(
+                (
+                    (*base, "answer"),
+                    f"answer {question.answer} is out of range: choose 0 to {n_choices - 1}",
+                )
+            )
         if question.demo is not None and question.demo not in DEMO_NAMES:
-            problems.append(((*base, "demo"), f"unknown demo '{question.demo}'; known: {', '.join(DEMO_NAMES)}"))
+            problems.append(
+                ((*base, "demo"), f"unknown demo '{question.demo}'; known: {', '.join(DEMO_NAMES)}")
+            )
     return problems
