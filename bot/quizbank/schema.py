@@ -14,17 +14,10 @@ from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-# The experiments a question may point at; tests check this matches `experiments`.
-DEMO_NAMES: tuple[str, ...] = (
-    "accumulation",
-    "loss-scaling",
-    "master-weights",
-    "formats",
-    "accumulation-precision",
-    "batchnorm",
-    "autocast",
-    "speed-memory",
-)
+from experiments.catalog import CATALOG
+
+# The experiments a question may point at (the torch-free catalog; no torch import).
+DEMO_NAMES: tuple[str, ...] = tuple(CATALOG)
 
 LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
