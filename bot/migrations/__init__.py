@@ -1,0 +1,1 @@
+"""Alembic migrations; run through `bot.storage.Database` (configured in code)."""

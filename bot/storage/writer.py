@@ -1,0 +1,136 @@
+"""Batched, durable writes of daily answers for reaction bursts.
+
+One writer task drains a queue and commits whatever has gathered in ONE transaction
+(multi-row `INSERT ... ON CONFLICT DO NOTHING RETURNING`), then resolves each
+submitter's future: an answer is acknowledged only after it is committed. SQLite
+allows one writer at a time anyway, so one task batching is the fastest safe shape;
+a session per answer pays a transaction (and an fsync-ish WAL append) each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from bot.storage.database import Database
+
+log = logging.getLogger(__name__)
+
+# 5 bound values per row; stays well under SQLite's 32766 variables per statement.
+ROWS_PER_STATEMENT = 500
+MAX_BATCH = 5000
+
+
+@dataclass
+class _Pending:
+    post_id: int
+    user_id: int
+    choice: int
+    correct: bool
+    answered_at: datetime
+    future: asyncio.Future[bool] = field(repr=False)
+
+
+@functools.cache
+def _insert_sql(rows: int) -> str:
+    values = ",".join(["(?, ?, ?, ?, ?)"] * rows)
+    return (
+        "INSERT INTO daily_answer (post_id, user_id, choice, correct, answered_at) "
+        f"VALUES {values} ON CONFLICT DO NOTHING RETURNING post_id, user_id"
+    )
+
+
+def _db_time(value: datetime) -> str:
+    # The storage format of SQLAlchemy's SQLite DateTime (naive UTC, see UTCDateTime).
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+class WriterClosed(RuntimeError):
+    pass
+
+
+class AnswerWriter:
+    """`inserted = await writer.submit(...)`: True if this was the member's first answer."""
+
+    def __init__(self, db: Database):
+        self._db = db
+        self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    async def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="answer-writer")
+
+    async def submit(
+        self, post_id: int, user_id: int, choice: int, correct: bool, answered_at: datetime
+    ) -> bool:
+        if self._task is None or self._closing:
+            raise WriterClosed("the answer writer is not running")
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Pending(post_id, user_id, choice, correct, answered_at, future))
+        return await future
+
+    async def close(self) -> None:
+        """Stop accepting answers, write everything queued, then end the task."""
+        if self._task is None:
+            return
+        self._closing = True
+        self._queue.put_nowait(None)
+        await self._task
+        self._task = None
+
+    async def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = await self._queue.get()
+            batch: list[_Pending] = []
+            if first is None:
+                stopping = True
+            else:
+                batch.append(first)
+            # Take whatever else has gathered meanwhile: the batch grows with the load.
+            while len(batch) < MAX_BATCH and not self._queue.empty():
+                item = self._queue.get_nowait()
+                if item is None:
+                    stopping = True
+                else:
+                    batch.append(item)
+            if batch:
+                await self._write(batch)
+
+    async def _write(self, batch: list[_Pending]) -> None:
+        inserted: set[tuple[int, int]] = set()
+        try:
+            async with self._db.engine.begin() as conn:
+                for start in range(0, len(batch), ROWS_PER_STATEMENT):
+                    chunk = batch[start : start + ROWS_PER_STATEMENT]
+                    params: list[object] = []
+                    for p in chunk:
+                        params += (
+                            p.post_id,
+                            p.user_id,
+                            p.choice,
+                            p.correct,
+                            _db_time(p.answered_at),
+                        )
+                    # Plain driver SQL: compiling a 500-row multi-VALUES construct in
+                    # SQLAlchemy costs more than the insert itself.
+                    result = await conn.exec_driver_sql(_insert_sql(len(chunk)), tuple(params))
+                    inserted.update((row[0], row[1]) for row in result)
+        except Exception as exc:  # one bad batch must not kill the writer
+            log.exception("writing %d answers failed", len(batch))
+            for pending in batch:
+                if not pending.future.done():
+                    pending.future.set_exception(exc)
+            return
+        # SQLite inserts VALUES rows in order, so the first submission of a key won.
+        for pending in batch:
+            key = (pending.post_id, pending.user_id)
+            new = key in inserted
+            inserted.discard(key)
+            if not pending.future.done():
+                pending.future.set_result(new)
