@@ -6,4 +6,6 @@ written once and reused by every test module.
 
 pytest_plugins = [
     "tests.support.fixtures",
+    "tests.discord_fake.plugin",
+    "tests.support.db",
 ]

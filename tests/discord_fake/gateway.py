@@ -1,0 +1,255 @@
+"""The gateway half of the stand-in: websocket sessions, sequencing, RESUME replay.
+
+Uncompressed text frames are sent: discord.py asks for ``compress=zlib-stream`` but only
+inflates BINARY frames (``DiscordWebSocket.received_message``), TEXT frames are parsed as-is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:
+    from .server import FakeDiscord
+
+log = logging.getLogger(__name__)
+
+# op codes
+DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT = 0, 1, 2, 6, 7
+REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 8, 9, 10, 11
+
+# Gateway intents that gate the events we dispatch.
+GUILD_MEMBERS = 1 << 1
+GUILD_MESSAGES = 1 << 9
+GUILD_MESSAGE_REACTIONS = 1 << 10
+DIRECT_MESSAGES = 1 << 12
+DIRECT_MESSAGE_REACTIONS = 1 << 13
+MESSAGE_CONTENT = 1 << 15
+
+
+def required_intent(event: str, data: dict[str, Any]) -> int:
+    """Intent bit a bot needs to receive ``event`` (0: always delivered)."""
+    in_guild = "guild_id" in data
+    if event.startswith("MESSAGE_REACTION"):
+        return GUILD_MESSAGE_REACTIONS if in_guild else DIRECT_MESSAGE_REACTIONS
+    if event.startswith("MESSAGE_"):
+        return GUILD_MESSAGES if in_guild else DIRECT_MESSAGES
+    if event.startswith("GUILD_MEMBER"):
+        return GUILD_MEMBERS
+    return 0
+
+
+@dataclass
+class Session:
+    id: str
+    intents: int
+    shard: list[int]
+    seq: int = 0
+    log: list[tuple[int, bytes]] = field(default_factory=list)
+    ws: web.WebSocketResponse | None = None
+    ended: bool = False  # closed with 1000/1001 or invalidated: cannot resume
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def send(self, event: str, data: Any) -> None:
+        """Sequence, log and (if connected) send one dispatch; replayed on RESUME if missed."""
+        async with self.lock:
+            self.seq += 1
+            frame = orjson.dumps({"op": DISPATCH, "t": event, "s": self.seq, "d": data})
+            self.log.append((self.seq, frame))
+            await self._write(frame)
+
+    async def _write(self, frame: bytes) -> None:
+        ws = self.ws
+        if ws is None or ws.closed:
+            return
+        try:
+            await ws.send_str(frame.decode())
+        except (ConnectionError, RuntimeError):
+            # The client resumes from the last seq it saw, so nothing is lost.
+            log.debug("send on closing socket of session %s", self.id)
+
+
+class Gateway:
+    """Accepts websocket connections for one :class:`FakeDiscord`."""
+
+    def __init__(self, fake: FakeDiscord, heartbeat_interval_ms: int = 5000) -> None:
+        self.fake = fake
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.sessions: dict[str, Session] = {}
+        self.identifies = 0
+        self.resumes = 0
+        # What the next RESUME attempt gets: None (normal) or an INVALID_SESSION.
+        self.invalidate_next_resume = False
+
+    @property
+    def connected(self) -> list[Session]:
+        return [s for s in self.sessions.values() if s.ws is not None and not s.ws.closed]
+
+    @property
+    def live(self) -> list[Session]:
+        return [s for s in self.sessions.values() if not s.ended]
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Deliver to every live session that asked for this event's intent."""
+        need = required_intent(event, data)
+        for session in self.live:
+            if need and not session.intents & need:
+                continue
+            payload = data
+            if (
+                event in ("MESSAGE_CREATE", "MESSAGE_UPDATE")
+                and not session.intents & MESSAGE_CONTENT
+            ):
+                payload = self._strip_content(data)
+            await session.send(event, payload)
+
+    def _strip_content(self, data: dict[str, Any]) -> dict[str, Any]:
+        # Without MESSAGE_CONTENT a bot only sees content of its own messages, DMs and mentions.
+        bot_id = str(self.fake.bot_user.id)
+        author = (data.get("author") or {}).get("id")
+        mentioned = any(m.get("id") == bot_id for m in data.get("mentions", []))
+        if author == bot_id or mentioned or "guild_id" not in data:
+            return data
+        return {**data, "content": "", "embeds": [], "attachments": [], "components": []}
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=0, autoping=True)
+        await ws.prepare(request)
+        self.fake._ws_clients.add(ws)
+        session: Session | None = None
+        try:
+            await ws.send_str(
+                orjson.dumps(
+                    {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}
+                ).decode()
+            )
+            async for msg in ws:
+                if msg.type is not WSMsgType.TEXT:
+                    continue
+                payload = orjson.loads(msg.data)
+                op = payload.get("op")
+                data = payload.get("d")
+                if op == HEARTBEAT:
+                    await ws.send_str('{"op": 11}')
+                elif op == IDENTIFY:
+                    session = await self._identify(ws, data)
+                elif op == RESUME:
+                    session = await self._resume(ws, data)
+                elif op == REQUEST_MEMBERS and session is not None:
+                    await self._members_chunk(session, data)
+        finally:
+            self.fake._ws_clients.discard(ws)
+            if session is not None and session.ws is ws:
+                session.ws = None
+                # A client-initiated clean close ends the session (discord.py's close()).
+                if ws.close_code in (1000, 1001):
+                    session.ended = True
+            self.fake._notify()
+        return ws
+
+    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> Session | None:
+        fake = self.fake
+        if data.get("token") != fake.token:
+            await ws.close(code=4004, message=b"Authentication failed.")
+            return None
+        self.identifies += 1
+        session = Session(
+            id=secrets.token_hex(16),
+            intents=int(data.get("intents", 0)),
+            shard=list(data.get("shard") or [0, 1]),
+        )
+        session.ws = ws
+        self.sessions[session.id] = session
+        ready = {
+            "v": 10,
+            "user": {**fake.bot_user.payload(), "verified": True, "mfa_enabled": False},
+            "guilds": [{"id": str(g), "unavailable": True} for g in fake.guilds],
+            "session_id": session.id,
+            "resume_gateway_url": fake.gateway_url,
+            "shard": session.shard,
+            "application": {"id": str(fake.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "session_type": "normal",
+            "auth": {},
+            "user_settings": {},
+            "_trace": ["discord-fake"],
+        }
+        # GUILD_CREATEs go in the same burst so discord.py's ready delay sees them at once.
+        await session.send("READY", ready)
+        for guild in fake.guilds.values():
+            members = (
+                list(guild.members.values())
+                if session.intents & GUILD_MEMBERS
+                else [m for m in guild.members.values() if m.user.id == fake.bot_user.id]
+            )
+            await session.send("GUILD_CREATE", guild.payload(members=members))
+        fake._notify()
+        return session
+
+    async def _resume(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> Session | None:
+        session = self.sessions.get(data.get("session_id", ""))
+        if (
+            self.invalidate_next_resume
+            or session is None
+            or session.ended
+            or data.get("token") != self.fake.token
+        ):
+            self.invalidate_next_resume = False
+            if session is not None:
+                session.ended = True
+            await ws.send_str(orjson.dumps({"op": INVALID_SESSION, "d": False}).decode())
+            return None
+        self.resumes += 1
+        last_seen = int(data.get("seq") or 0)
+        async with session.lock:
+            old = session.ws
+            session.ws = ws
+            if old is not None and not old.closed:
+                await old.close(code=4000)
+            for seq, frame in session.log:
+                if seq > last_seen:
+                    await session._write(frame)
+        await session.send("RESUMED", {"_trace": ["discord-fake"]})
+        self.fake._notify()
+        return session
+
+    async def _members_chunk(self, session: Session, data: dict[str, Any]) -> None:
+        guild = self.fake.guilds.get(int(data["guild_id"]))
+        if guild is None:
+            return
+        wanted: Callable[[int], bool]
+        ids = data.get("user_ids")
+        if ids:
+            id_set = {int(i) for i in (ids if isinstance(ids, list) else [ids])}
+            wanted = id_set.__contains__
+        else:
+            wanted = lambda _uid: True  # noqa: E731
+        query = (data.get("query") or "").lower()
+        members = [
+            m.payload()
+            for uid, m in guild.members.items()
+            if wanted(uid) and m.user.username.lower().startswith(query)
+        ]
+        limit = int(data.get("limit") or 0)
+        await session.send(
+            "GUILD_MEMBERS_CHUNK",
+            {
+                "guild_id": str(guild.id),
+                "members": members[:limit] if limit else members,
+                "chunk_index": 0,
+                "chunk_count": 1,
+                "not_found": [],
+                "nonce": data.get("nonce"),
+            },
+        )
