@@ -145,12 +145,22 @@ class QuizSessions:
         return quiz
 
     async def answer(
-        self, session_id: str, user_id: int, display_position: int
+        self,
+        session_id: str,
+        user_id: int,
+        display_position: int,
+        question_number: int | None = None,
     ) -> QuizAnswerOutcome:
-        """Grade the click on button `display_position`; a repeat returns the first outcome."""
+        """Grade the click on button `display_position`; a repeat returns the first outcome.
+
+        Pass `question_number` (1-based, from the button's custom_id) so a click on an
+        older question's buttons is refused instead of answering the current one.
+        """
         quiz = await self._usable(session_id, user_id)
         if quiz.status != ACTIVE:
             raise UserError("quiz.expired")
+        if question_number is not None and question_number != quiz.position + 1:
+            raise UserError("quiz.old_question", number=question_number)
         try:
             question, order = self.current_question(quiz)
         except KeyError:  # the quiz file changed under a running session
@@ -189,7 +199,7 @@ class QuizSessions:
                     )
                 await session.commit()
             if not won.rowcount:  # a concurrent click got there first: report its outcome
-                return await self.answer(session_id, user_id, display_position)
+                return await self.answer(session_id, user_id, display_position, quiz.position + 1)
             chosen = display_position
         else:
             assert quiz.chosen is not None

@@ -1,0 +1,66 @@
+"""Database fixtures: a migrated SQLite file per test and a small quiz bank.
+
+Real files (not :memory:) so WAL, locking and reopening behave as in production.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from bot.quizbank import Quiz, QuizBank, parse_quiz
+from bot.storage import Database
+
+
+def make_quiz(quiz_id: str, answers: list[int], n_choices: int = 3, prefix: str | None = None) -> Quiz:
+    """A bilingual quiz whose question i has `answers[i]` as its correct index."""
+    prefix = prefix or quiz_id[:2]
+    lines = [
+        f"id: {quiz_id}",
+        f"title: {{en: {quiz_id} title, id: judul {quiz_id}}}",
+        "description: {en: About it, id: Tentangnya}",
+        "questions:",
+    ]
+    for index, answer in enumerate(answers, start=1):
+        choices = ", ".join(f"c{n}" for n in range(n_choices))
+        lines += [
+            f"  - id: {prefix}-{index:02d}",
+            f"    prompt: {{en: Question {index}?, id: Pertanyaan {index}?}}",
+            f"    choices: {{en: [{choices}], id: [{choices}]}}",
+            f"    answer: {answer}",
+            f"    explanation: {{en: Because {index}., id: Karena {index}.}}",
+        ]
+    return parse_quiz("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def bank() -> QuizBank:
+    """Two quizzes: "mixed" (5 questions mx-01..05) and "accum" (3 questions ac-01..03)."""
+    return QuizBank([make_quiz("mixed", [0, 1, 2, 1, 0]), make_quiz("accum", [2, 0, 1])])
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path / 'quiztutor.db'}"
+
+
+@pytest.fixture
+async def open_db(db_url: str) -> AsyncIterator[Callable[[], Awaitable[Database]]]:
+    """Opens extra Database objects on the test's file (a second bot process, a restart)."""
+    opened: list[Database] = []
+
+    async def open_one() -> Database:
+        database = await Database.open(db_url)
+        opened.append(database)
+        return database
+
+    yield open_one
+    for database in opened:
+        await database.close()
+
+
+@pytest.fixture
+async def db(open_db: Callable[[], Awaitable[Database]]) -> Database:
+    return await open_db()

@@ -1,0 +1,144 @@
+"""Storage: migrations match the models, pragmas, the batched answer writer, backups."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+from sqlmodel import SQLModel, select
+
+from bot.storage import AnswerWriter, DailyAnswer, DailyPost, Database, backup
+
+NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
+
+
+async def schema_diffs(db: Database) -> list[object]:
+    async with db.engine.connect() as conn:
+        return await conn.run_sync(
+            lambda sync: compare_metadata(MigrationContext.configure(sync), SQLModel.metadata)
+        )
+
+
+async def make_post(db: Database, guild_id: int = 1, day: date = date(2026, 5, 1)) -> int:
+    async with db.session() as session:
+        post = DailyPost(
+            guild_id=guild_id, day=day, question_id="mx-01", channel_id=7, reveal_at=NOW
+        )
+        session.add(post)
+        await session.commit()
+    assert post.id is not None
+    return post.id
+
+
+async def test_upgrade_from_empty_matches_models(db: Database) -> None:
+    assert await db.current_revision() is not None
+    assert await schema_diffs(db) == []
+
+
+async def test_downgrade_upgrade_round_trip(db: Database) -> None:
+    await make_post(db)
+    await db.migrate_to("base")
+    assert await db.current_revision() is None
+    async with db.engine.connect() as conn:
+        tables = (
+            (await conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'")))
+            .scalars()
+            .all()
+        )
+    assert set(tables) <= {"alembic_version"}
+    await db.migrate_to("head")
+    assert await schema_diffs(db) == []
+
+
+async def test_open_creates_parent_dir_and_sets_pragmas(tmp_path: Path) -> None:
+    db = await Database.open(f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'q.db'}")
+    try:
+        async with db.engine.connect() as conn:
+            pragma = {
+                name: (await conn.execute(text(f"PRAGMA {name}"))).scalar()
+                for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")
+            }
+        assert pragma == {
+            "journal_mode": "wal",
+            "synchronous": 1,
+            "foreign_keys": 1,
+            "busy_timeout": 10000,
+        }
+    finally:
+        await db.close()
+
+
+async def test_timestamps_come_back_aware_utc(db: Database) -> None:
+    post_id = await make_post(db)
+    async with db.session() as session:
+        post = await session.get(DailyPost, post_id)
+    assert post is not None and post.reveal_at == NOW and post.reveal_at.tzinfo is UTC
+
+
+async def test_writer_first_answer_wins_and_reports_duplicates(db: Database) -> None:
+    post_id = await make_post(db)
+    writer = AnswerWriter(db)
+    await writer.start()
+    try:
+        # Submitted together they share a batch: queue order decides the winner.
+        results = await asyncio.gather(
+            writer.submit(post_id, 10, 2, False, NOW),
+            writer.submit(post_id, 10, 1, True, NOW),
+            writer.submit(post_id, 11, 0, False, NOW),
+        )
+        assert results == [True, False, True]
+        assert await writer.submit(post_id, 11, 1, True, NOW) is False
+    finally:
+        await writer.close()
+    async with db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).order_by(DailyAnswer.user_id))).all()
+    assert [(r.user_id, r.choice, r.correct, r.answered_at) for r in rows] == [
+        (10, 2, False, NOW),
+        (11, 0, False, NOW),
+    ]
+
+
+async def test_writer_acknowledges_only_after_commit(
+    db: Database, open_db: Callable[[], Awaitable[Database]]
+) -> None:
+    post_id = await make_post(db)
+    writer = AnswerWriter(db)
+    await writer.start()
+    results = await asyncio.gather(
+        *(writer.submit(post_id, user, 0, True, NOW) for user in range(1200))
+    )
+    await writer.close()
+    assert all(results)
+    # Another connection (another "process") sees every acknowledged answer.
+    other = await open_db()
+    async with other.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM daily_answer"))).scalar() == 1200
+
+
+async def test_writer_failure_reaches_submitter_and_writer_survives(db: Database) -> None:
+    post_id = await make_post(db)
+    writer = AnswerWriter(db)
+    await writer.start()
+    try:
+        # A post that does not exist violates the foreign key.
+        failed = await asyncio.gather(writer.submit(9999, 1, 0, True, NOW), return_exceptions=True)
+        assert isinstance(failed[0], Exception)
+        assert await writer.submit(post_id, 1, 0, True, NOW) is True
+    finally:
+        await writer.close()
+
+
+async def test_backup_and_integrity_check(db: Database, tmp_path: Path) -> None:
+    await make_post(db)
+    assert await db.integrity_check() == []
+    dest = await backup(db.url, tmp_path / "backups" / "copy.db")
+    with sqlite3.connect(dest) as copy:
+        assert copy.execute("SELECT count(*) FROM daily_post").fetchone() == (1,)
+        assert copy.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    copy.close()
