@@ -73,6 +73,19 @@ async def quiz_feedback(interaction: discord.Interaction) -> None:
     await interaction.response.send_modal(FeedbackModal())
 
 
+@quiz.command(name="search", description="Autocompleted search")
+async def quiz_search(interaction: discord.Interaction, term: str) -> None:
+    await interaction.response.send_message(f"searching {term}")
+
+
+@quiz_search.autocomplete("term")
+async def quiz_search_term(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    topics = ["loss scaling", "master weights", "mixed precision"]
+    return [app_commands.Choice(name=t, value=t) for t in topics if current in t]
+
+
 class HarnessBot(commands.AutoShardedBot):
     def __init__(self, guild_id: int) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
@@ -101,7 +114,12 @@ async def test_slash_command_round_trip(discord_fake: FakeDiscord, run_bot: RunB
     async with run_bot(HarnessBot(fake.guild.id)):
         [registered] = fake.registered_commands(fake.guild.id)
         assert registered["name"] == "quiz"
-        assert {o["name"] for o in registered["options"]} == {"start", "report", "feedback"}
+        assert {o["name"] for o in registered["options"]} == {
+            "start",
+            "report",
+            "feedback",
+            "search",
+        }
 
         citra = fake.users_list[1]
         res = await fake.slash(citra, "quiz start", topic="mixed-precision", questions=3)
@@ -159,6 +177,25 @@ async def test_modal_round_trip(discord_fake: FakeDiscord, run_bot: RunBot) -> N
         assert shown.type == 9 and shown.modal is not None
         submitted = await fake.submit_modal(shown, {"comment": "great"})
         assert submitted.type == 4 and submitted.ephemeral and submitted.content == "thanks: great"
+
+
+async def test_autocomplete_choices(discord_fake: FakeDiscord, run_bot: RunBot) -> None:
+    fake = discord_fake
+    async with run_bot(HarnessBot(fake.guild.id)):
+        choices = await fake.autocomplete(fake.users_list[0], "quiz search", "term", "ma")
+        assert [c["value"] for c in choices] == ["master weights"]
+
+
+async def test_per_channel_message_limit(discord_fake: FakeDiscord, run_bot: RunBot) -> None:
+    fake = discord_fake
+    fake.channel_rate_limit = (2, 0.1)  # 2 messages per 0.1 s per channel, else 429
+    async with run_bot(HarnessBot(fake.guild.id)) as bot:
+        channel = bot.get_channel(fake.channel.id)
+        assert isinstance(channel, discord.TextChannel)
+        for i in range(3):
+            await channel.send(f"tick {i}")
+        assert [m.content for m in fake.messages(fake.channel)] == ["tick 0", "tick 1", "tick 2"]
+        assert len(fake.rate_limited) == 1
 
 
 async def test_reactions_dispatched_and_listed(discord_fake: FakeDiscord, run_bot: RunBot) -> None:

@@ -9,6 +9,7 @@ and bounded by a timeout, so a broken bot fails a test instead of hanging it.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -223,8 +224,7 @@ class Driver:
         return list(self.commands.get(guild_id, {}).values())
 
     def calls_to(self: FakeDiscord, method: str, path_regex: str) -> list[Any]:
-        import re
-
+        """Recorded HTTP calls with this method whose path matches ``path_regex``."""
         pattern = re.compile(path_regex)
         return [c for c in self.calls if c.method == method and pattern.search(c.path)]
 
@@ -366,13 +366,18 @@ class Driver:
             holder, target = entry, sub
         if any(o["type"] in (SUB_COMMAND, SUB_COMMAND_GROUP) for o in target.get("options", [])):
             raise LookupError(f"/{command} needs a subcommand")
+        rest = {k: v for k, v in given.items() if k != focused}
         built = self._build_options(
-            command, target, given, resolved, channel, partial=focused is not None
+            command, target, rest, resolved, channel, partial=focused is not None
         )
-        for option in built:
-            if option["name"] == focused:
-                option["value"] = str(given[focused])  # partial input is raw text
-                option["focused"] = True
+        if focused is not None:
+            # What the user typed so far is raw text: sent untyped and unvalidated.
+            opt = next((o for o in target.get("options", []) if o["name"] == focused), None)
+            if opt is None:
+                raise LookupError(f"/{command} has no option {focused!r}")
+            built.append(
+                {"name": focused, "type": opt["type"], "value": given[focused], "focused": True}
+            )
         holder["options"] = built
         if resolved:
             data["resolved"] = resolved

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .driver import Driver, PendingInteraction
 from .gateway import Gateway
@@ -431,13 +431,15 @@ class FakeDiscord(Driver):
         if request.content_type.startswith("multipart/"):
             reader = await request.multipart()
             async for part in reader:
-                name = part.name or ""  # type: ignore[union-attr]
-                raw = await part.read()  # type: ignore[union-attr]
+                if not isinstance(part, BodyPartReader):
+                    continue  # discord.py never nests multiparts
+                name = part.name or ""
+                raw = await part.read()
                 if name == "payload_json":
                     body.json = orjson.loads(raw)
                 elif match := re.fullmatch(r"files\[(\d+)\]", name):
                     body.files[int(match.group(1))] = _Upload(
-                        part.filename or f"file{match.group(1)}",  # type: ignore[union-attr]
+                        part.filename or f"file{match.group(1)}",
                         bytes(raw),
                         part.headers.get("Content-Type", "application/octet-stream"),
                     )
