@@ -27,7 +27,7 @@ def make_quiz(quiz_id: str, answers: list[int], n_choices: int = 3, prefix: str 
         choices = ", ".join(f"c{n}" for n in range(n_choices))
         lines += [
             f"  - id: {prefix}-{index:02d}",
-            f"    prompt: {{en: Question {index}?, id: Pertanyaan {index}?}}",
+            f"    prompt: {{en: 'Question {index}?', id: 'Pertanyaan {index}?'}}",
             f"    choices: {{en: [{choices}], id: [{choices}]}}",
             f"    answer: {answer}",
             f"    explanation: {{en: Because {index}., id: Karena {index}.}}",
@@ -38,7 +38,7 @@ def make_quiz(quiz_id: str, answers: list[int], n_choices: int = 3, prefix: str 
 @pytest.fixture
 def bank() -> QuizBank:
     """Two quizzes: "mixed" (5 questions mx-01..05) and "accum" (3 questions ac-01..03)."""
-    return QuizBank([make_quiz("mixed", [0, 1, 2, 1, 0]), make_quiz("accum", [2, 0, 1])])
+    return QuizBank([make_quiz("mixed", [0, 1, 2, 1, 0], prefix="mx"), make_quiz("accum", [2, 0, 1])])
 
 
 @pytest.fixture
