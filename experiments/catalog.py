@@ -1,0 +1,266 @@
+"""Torch-free description of the demos: names, localized titles, parameter bounds.
+
+The bot process imports this module (never torch) to list demos and to validate
+parameters before anything is sent to the worker process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Set to "1" (in the worker's environment) to register the ``_sleep``/``_crash``/``_fail``
+#: diagnostic experiments used by the DemoRunner tests. Never listed to users.
+DIAGNOSTICS_ENV = "QUIZTUTOR_DIAGNOSTICS"
+
+LANGS = ("id", "en")
+
+
+class UnknownExperiment(ValueError):
+    """Raised for a demo name that is not in the catalog."""
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One integer parameter with inclusive bounds."""
+
+    name: str
+    default: int
+    min: int
+    max: int
+    help: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"default": self.default, "min": self.min, "max": self.max, "help": self.help}
+
+    def validate(self, value: Any, demo: str) -> int:
+        # bool is an int subclass; "True" micro-batches is never intended.
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            else:
+                raise ValueError(f"{demo}: {self.name} must be an integer, got {value!r}")
+        if value < self.min:
+            raise ValueError(
+                f"{demo}: {self.name}={value} is below the minimum {self.min} "
+                f"(allowed {self.min}-{self.max})"
+            )
+        if value > self.max:
+            raise ValueError(
+                f"{demo}: {self.name}={value} is above the maximum {self.max} "
+                f"(allowed {self.min}-{self.max})"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class ExperimentInfo:
+    """Catalog entry; ``module`` is imported lazily (it imports torch)."""
+
+    name: str
+    module: str
+    titles: Mapping[str, str]
+    summaries: Mapping[str, str]
+    params: tuple[ParamSpec, ...] = ()
+    hidden: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def bounds(self) -> dict[str, dict[str, Any]]:
+        return {p.name: p.to_dict() for p in self.params}
+
+    @property
+    def defaults(self) -> dict[str, int]:
+        return {p.name: p.default for p in self.params}
+
+    def title(self, lang: str = "en") -> str:
+        return self.titles.get(lang, self.titles["en"])
+
+    def summary(self, lang: str = "en") -> str:
+        return self.summaries.get(lang, self.summaries["en"])
+
+    def validate(self, params: Mapping[str, Any] | None = None) -> dict[str, int]:
+        """Defaults merged with ``params``; raises ValueError naming the bound."""
+        params = dict(params or {})
+        specs = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(specs))
+        if unknown:
+            allowed = ", ".join(specs) or "none"
+            raise ValueError(
+                f"{self.name} does not take parameter(s) {', '.join(unknown)} (allowed: {allowed})"
+            )
+        out = self.defaults
+        for key, value in params.items():
+            if value is None:  # CLI/bot "not given"
+                continue
+            out[key] = specs[key].validate(value, self.name)
+        return out
+
+
+def _mb(default: int) -> ParamSpec:
+    return ParamSpec("micro_batches", default, 1, 16, "number of micro-batches accumulated")
+
+
+def _mbs(default: int, minimum: int = 1) -> ParamSpec:
+    return ParamSpec("micro_batch_size", default, minimum, 256, "samples per micro-batch")
+
+
+_ENTRIES = [
+    ExperimentInfo(
+        "accumulation",
+        "experiments.accumulation",
+        {
+            "en": "Gradient accumulation: right and wrong",
+            "id": "Akumulasi gradien: yang benar dan yang salah",
+        },
+        {
+            "en": "Full batch vs N accumulated micro-batches, and two classic bugs "
+            "(zero_grad every micro-batch, no loss division).",
+            "id": "Satu batch penuh vs N micro-batch yang diakumulasi, plus dua bug klasik "
+            "(zero_grad tiap micro-batch, loss tidak dibagi N).",
+        },
+        (_mb(4), _mbs(8)),
+    ),
+    ExperimentInfo(
+        "loss-scaling",
+        "experiments.loss_scaling",
+        {"en": "Loss scaling vs fp16 underflow", "id": "Loss scaling vs underflow fp16"},
+        {
+            "en": "Real gradients in fp16 with and without a GradScaler: how many underflow "
+            "to zero, and why bf16 does not need scaling.",
+            "id": "Gradien nyata dalam fp16 dengan dan tanpa GradScaler: berapa banyak yang "
+            "underflow jadi nol, dan mengapa bf16 tidak perlu scaling.",
+        },
+    ),
+    ExperimentInfo(
+        "master-weights",
+        "experiments.master_weights",
+        {"en": "Why keep fp32 master weights", "id": "Mengapa perlu master weight fp32"},
+        {
+            "en": "Tiny repeated updates vanish in fp16/bf16 weights (below half an ulp); "
+            "an fp32 master copy keeps moving.",
+            "id": "Update kecil berulang hilang di bobot fp16/bf16 (di bawah setengah ulp); "
+            "salinan master fp32 tetap bergerak.",
+        },
+    ),
+    ExperimentInfo(
+        "formats",
+        "experiments.formats",
+        {"en": "fp32 vs fp16 vs bf16", "id": "fp32 vs fp16 vs bf16"},
+        {
+            "en": "Bits, range and precision of the three formats, and what telling values "
+            "become in each.",
+            "id": "Bit, rentang, dan presisi ketiga format, serta apa jadinya nilai-nilai "
+            "penting di tiap format.",
+        },
+    ),
+    ExperimentInfo(
+        "accumulation-precision",
+        "experiments.accumulation_precision",
+        {
+            "en": "Accumulating sums in fp16 vs fp32",
+            "id": "Menjumlahkan dengan akumulator fp16 vs fp32",
+        },
+        {
+            "en": "Dot products summed in an fp16 running total drift as the length grows; "
+            "an fp32 accumulator (what tensor cores use) stays accurate.",
+            "id": "Dot product yang dijumlahkan dalam akumulator fp16 makin melenceng seiring "
+            "panjangnya; akumulator fp32 (seperti tensor core) tetap akurat.",
+        },
+    ),
+    ExperimentInfo(
+        "batchnorm",
+        "experiments.batchnorm",
+        {
+            "en": "BatchNorm breaks accumulation equivalence",
+            "id": "BatchNorm merusak kesetaraan akumulasi",
+        },
+        {
+            "en": "Accumulated micro-batches vs one big batch: BatchNorm's gradients and "
+            "running stats differ, GroupNorm/LayerNorm match.",
+            "id": "Micro-batch yang diakumulasi vs satu batch besar: gradien dan running stats "
+            "BatchNorm berbeda, GroupNorm/LayerNorm sama.",
+        },
+        (_mb(4), _mbs(8, minimum=2)),
+    ),
+    ExperimentInfo(
+        "autocast",
+        "experiments.autocast_demo",
+        {"en": "What autocast does to each op", "id": "Apa yang dilakukan autocast ke tiap op"},
+        {
+            "en": "Observed output dtype of common ops under torch.autocast with fp16 and bf16 "
+            "on this device.",
+            "id": "Dtype keluaran op umum di bawah torch.autocast dengan fp16 dan bf16, diamati "
+            "langsung di perangkat ini.",
+        },
+    ),
+    ExperimentInfo(
+        "speed-memory",
+        "experiments.speed_memory",
+        {"en": "Speed and memory: fp32 vs 16-bit", "id": "Kecepatan dan memori: fp32 vs 16-bit"},
+        {
+            "en": "Tensor memory and matmul throughput measured on this device; 16-bit only "
+            "wins where the hardware supports it.",
+            "id": "Memori tensor dan throughput matmul diukur di perangkat ini; 16-bit hanya "
+            "unggul bila perangkat keras mendukungnya.",
+        },
+    ),
+]
+
+#: User-facing demos, in display order.
+CATALOG: dict[str, ExperimentInfo] = {e.name: e for e in _ENTRIES}
+
+_DIAGNOSTICS: dict[str, ExperimentInfo] = {
+    e.name: e
+    for e in [
+        ExperimentInfo(
+            "_sleep",
+            "experiments._diagnostics",
+            {"en": "diagnostic: sleep"},
+            {"en": "sleeps; used to test timeouts"},
+            (ParamSpec("seconds", 1, 0, 3600),),
+            hidden=True,
+        ),
+        ExperimentInfo(
+            "_crash",
+            "experiments._diagnostics",
+            {"en": "diagnostic: crash"},
+            {"en": "kills its own process; used to test crash recovery"},
+            hidden=True,
+        ),
+        ExperimentInfo(
+            "_fail",
+            "experiments._diagnostics",
+            {"en": "diagnostic: raise"},
+            {"en": "raises an exception; used to test error reporting"},
+            hidden=True,
+        ),
+    ]
+}
+
+#: Bounds as plain data: {demo: {param: {"default", "min", "max", "help"}}}.
+PARAM_BOUNDS: dict[str, dict[str, dict[str, Any]]] = {n: e.bounds for n, e in CATALOG.items()}
+
+#: Localized titles/summaries: {demo: {lang: text}}.
+TITLES: dict[str, dict[str, str]] = {n: dict(e.titles) for n, e in CATALOG.items()}
+SUMMARIES: dict[str, dict[str, str]] = {n: dict(e.summaries) for n, e in CATALOG.items()}
+
+
+def diagnostics_enabled() -> bool:
+    return os.environ.get(DIAGNOSTICS_ENV) == "1"
+
+
+def get_info(name: str) -> ExperimentInfo:
+    """Catalog entry for ``name``; diagnostics only when the env var is set."""
+    if name in CATALOG:
+        return CATALOG[name]
+    if name in _DIAGNOSTICS and diagnostics_enabled():
+        return _DIAGNOSTICS[name]
+    raise UnknownExperiment(f"unknown demo {name!r}; available: {', '.join(CATALOG)}")
+
+
+def validate_params(name: str, params: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Full, validated parameter dict for ``name`` (defaults filled in)."""
+    return get_info(name).validate(params)

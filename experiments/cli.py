@@ -1,0 +1,86 @@
+"""``quiztutor demo NAME [options]`` / ``python -m experiments NAME [options]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from experiments.catalog import CATALOG, LANGS, get_info
+
+
+def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog, description="Run one numerics demo and print its key numbers."
+    )
+    p.add_argument("name", nargs="?", help=f"demo name: {', '.join(CATALOG)}")
+    p.add_argument("--micro-batches", type=int, default=None, dest="micro_batches")
+    p.add_argument("--micro-batch-size", type=int, default=None, dest="micro_batch_size")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--plot", metavar="FILE", help="write the PNG plot to FILE")
+    p.add_argument("--lang", choices=LANGS, default="en", help="language of titles")
+    p.add_argument("--list", action="store_true", help="list demos and their parameters")
+    return p
+
+
+def _list(lang: str) -> str:
+    lines = []
+    for name, info in CATALOG.items():
+        bounds = ", ".join(
+            f"{k} {b['min']}-{b['max']} (default {b['default']})" for k, b in info.bounds.items()
+        )
+        lines.append(f"{name:24s} {info.title(lang)}" + (f"  [{bounds}]" if bounds else ""))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage + error to stderr
+        return int(exc.code or 0)
+    if args.list or not args.name:
+        if not args.name and not args.list:
+            parser.print_usage(sys.stderr)
+            print(
+                "error: a demo name is required; available:\n" + _list(args.lang), file=sys.stderr
+            )
+            return 2
+        print(_list(args.lang))
+        return 0
+    given = {"micro_batches": args.micro_batches, "micro_batch_size": args.micro_batch_size}
+    given = {k: v for k, v in given.items() if v is not None}
+    try:
+        info = get_info(args.name)
+        info.validate(given)  # before importing torch: fast, clear errors
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    from experiments import run_experiment  # torch is imported only from here on
+
+    try:
+        result = run_experiment(args.name, device=args.device, **given)
+    except ValueError as exc:  # e.g. --device cuda without CUDA
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.plot:
+        with open(args.plot, "wb") as fh:
+            fh.write(result.png)
+    if args.json:
+        print(result.to_json())
+        return 0
+    print(f"{result.demo} — {info.title(args.lang)}")
+    print(f"  {info.summary(args.lang)}")
+    params = " ".join(f"{k}={v}" for k, v in result.params.items()) or "-"
+    print(f"device: {result.device}   params: {params}   elapsed: {result.elapsed_s:.2f} s")
+    width = max((len(k) for k, _ in result.highlights), default=0)
+    for label, value in result.highlights:
+        print(f"  {label:<{width}}  {value}")
+    print("core loop:")
+    for line in result.snippet.splitlines():
+        print(f"    {line}")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0
