@@ -12,10 +12,13 @@ import math
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import Float, cast, func
 from sqlalchemy import select as sa_select
-from sqlmodel import select
+from sqlalchemy.orm import Mapped
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.errors import UserError
@@ -168,14 +171,15 @@ class Streaks:
         if page < 1:
             raise UserError("leaderboard.bad_page", page=page)
         m = MemberStats
-        metric = {
-            "streak": m.current_streak,
-            "longest": m.longest_streak,
-            "correct": m.correct,
-            "accuracy": cast(m.correct, Float) / m.answered,
-        }[by]
-        qualifies = (m.answered >= MIN_ANSWERED_FOR_ACCURACY) if by == "accuracy" else (metric > 0)
-        where = (m.guild_id == guild_id, qualifies)
+        metrics: dict[str, ColumnElement[Any] | Mapped[int]] = {
+            "streak": col(m.current_streak),
+            "longest": col(m.longest_streak),
+            "correct": col(m.correct),
+            "accuracy": cast(m.correct, Float) / col(m.answered),
+        }
+        metric = metrics[by]
+        qualifies = col(m.answered) >= MIN_ANSWERED_FOR_ACCURACY if by == "accuracy" else metric > 0
+        where = (col(m.guild_id) == guild_id, qualifies)
         rank = func.rank().over(order_by=metric.desc()).label("rank")
         query = (
             select(
@@ -188,7 +192,7 @@ class Streaks:
                 m.correct,
             )  # type: ignore[call-overload]
             .where(*where)
-            .order_by(metric.desc(), m.user_id)
+            .order_by(metric.desc(), col(m.user_id))
             .limit(per_page)
             .offset((page - 1) * per_page)
         )

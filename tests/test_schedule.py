@@ -26,8 +26,8 @@ JAKARTA = ZoneInfo("Asia/Jakarta")
 LA = ZoneInfo("America/Los_Angeles")
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(

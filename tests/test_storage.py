@@ -11,7 +11,7 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
-from sqlmodel import SQLModel, select
+from sqlmodel import SQLModel, col, select
 
 from bot.storage import AnswerWriter, DailyAnswer, DailyPost, Database, backup
 
@@ -97,7 +97,7 @@ async def test_writer_first_answer_wins_and_reports_duplicates(db: Database) -> 
     finally:
         await writer.close()
     async with db.session() as session:
-        rows = (await session.exec(select(DailyAnswer).order_by(DailyAnswer.user_id))).all()
+        rows = (await session.exec(select(DailyAnswer).order_by(col(DailyAnswer.user_id)))).all()
     assert [(r.user_id, r.choice, r.correct, r.answered_at) for r in rows] == [
         (10, 2, False, NOW),
         (11, 0, False, NOW),

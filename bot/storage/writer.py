@@ -120,7 +120,8 @@ class AnswerWriter:
                     # Plain driver SQL: compiling a 500-row multi-VALUES construct in
                     # SQLAlchemy costs more than the insert itself.
                     result = await conn.exec_driver_sql(_insert_sql(len(chunk)), tuple(params))
-                    inserted.update((row[0], row[1]) for row in result)
+                    rows: list[tuple[int, int]] = [tuple(row) for row in result]  # type: ignore[misc]
+                    inserted.update(rows)
         except Exception as exc:  # one bad batch must not kill the writer
             log.exception("writing %d answers failed", len(batch))
             for pending in batch:

@@ -14,7 +14,9 @@ from bot.quizbank import Quiz, QuizBank, parse_quiz
 from bot.storage import Database
 
 
-def make_quiz(quiz_id: str, answers: list[int], n_choices: int = 3, prefix: str | None = None) -> Quiz:
+def make_quiz(
+    quiz_id: str, answers: list[int], n_choices: int = 3, prefix: str | None = None
+) -> Quiz:
     """A bilingual quiz whose question i has `answers[i]` as its correct index."""
     prefix = prefix or quiz_id[:2]
     lines = [
@@ -38,7 +40,9 @@ def make_quiz(quiz_id: str, answers: list[int], n_choices: int = 3, prefix: str 
 @pytest.fixture
 def bank() -> QuizBank:
     """Two quizzes: "mixed" (5 questions mx-01..05) and "accum" (3 questions ac-01..03)."""
-    return QuizBank([make_quiz("mixed", [0, 1, 2, 1, 0], prefix="mx"), make_quiz("accum", [2, 0, 1])])
+    return QuizBank(
+        [make_quiz("mixed", [0, 1, 2, 1, 0], prefix="mx"), make_quiz("accum", [2, 0, 1])]
+    )
 
 
 @pytest.fixture
