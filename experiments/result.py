@@ -59,7 +59,16 @@ class DemoResult:
 
     # Transport between the worker and the bot (plain types only, pickle-safe).
     def to_payload(self) -> dict[str, Any]:
-        return asdict(self)
+        # Only builtins: unpickling e.g. a torch.dtype or TorchVersion in the bot
+        # process would import torch there.
+        payload = asdict(self)
+        payload["numbers"] = jsonable(payload["numbers"])
+        payload["params"] = {str(k): int(v) for k, v in payload["params"].items()}
+        payload["highlights"] = [(str(a), str(b)) for a, b in payload["highlights"]]
+        payload["device"], payload["snippet"] = str(self.device), str(self.snippet)
+        payload["elapsed_s"] = float(self.elapsed_s)
+        payload["png"] = bytes(self.png)
+        return payload
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> DemoResult:

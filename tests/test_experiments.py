@@ -1,0 +1,280 @@
+"""Numbers of the demos checked against theory (CPU; CUDA path under the gpu marker)."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from experiments import EXPERIMENTS, PARAM_BOUNDS, SUMMARIES, TITLES, DemoResult, run_experiment
+from experiments import accumulation as acc
+from experiments._common import snippet_in_sync
+from experiments.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parents[1]
+CPU = torch.device("cpu")
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, DemoResult]:
+    # Each demo once per module: keeps the file fast.
+    return {name: run_experiment(name, device="cpu") for name in EXPERIMENTS}
+
+
+def test_registry_and_localized_titles() -> None:
+    assert list(EXPERIMENTS) == [
+        "accumulation",
+        "loss-scaling",
+        "master-weights",
+        "formats",
+        "accumulation-precision",
+        "batchnorm",
+        "autocast",
+        "speed-memory",
+    ]
+    for name in EXPERIMENTS:
+        assert TITLES[name]["id"] and TITLES[name]["en"]
+        assert SUMMARIES[name]["id"] and SUMMARIES[name]["en"]
+    assert not any(n.startswith("_") for n in EXPERIMENTS)  # diagnostics stay hidden
+    assert PARAM_BOUNDS["accumulation"]["micro_batches"] == {
+        "default": 4,
+        "min": 1,
+        "max": 16,
+        "help": "number of micro-batches accumulated",
+    }
+    assert PARAM_BOUNDS["formats"] == {}
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_every_demo_returns_png_snippet_and_json(results: dict[str, DemoResult], name: str) -> None:
+    r = results[name]
+    assert r.png.startswith(b"\x89PNG")
+    assert r.snippet.strip()
+    assert r.device == "cpu"
+    assert r.elapsed_s > 0
+    json.loads(r.to_json(allow_nan=False))  # strict JSON
+    module = importlib.import_module(EXPERIMENTS[name].module)
+    # The snippet shown to users is really the code that runs.
+    assert snippet_in_sync(module.SNIPPET, *module.SNIPPET_FUNCS), name
+
+
+def test_snippet_check_detects_drift() -> None:
+    assert not snippet_in_sync("loss = loss / 2  # not in the code", acc.accumulate)
+
+
+# ------------------------------------------------------------------ accumulation
+def test_correct_accumulation_matches_full_batch(results: dict[str, DemoResult]) -> None:
+    v = results["accumulation"].numbers["variants"]
+    assert v["full_batch"]["grad_rel_error"] == 0.0
+    assert v["correct"]["grad_rel_error"] < 1e-5
+    assert v["correct"]["cosine"] == pytest.approx(1.0, abs=1e-6)
+    assert v["correct"]["norm_ratio"] == pytest.approx(1.0, abs=1e-5)
+    assert v["correct"]["losses"] == pytest.approx(v["full_batch"]["losses"], rel=1e-4)
+
+
+def test_no_loss_division_scales_gradient_by_n(results: dict[str, DemoResult]) -> None:
+    n = results["accumulation"].params["micro_batches"]
+    v = results["accumulation"].numbers["variants"]["no_loss_division"]
+    assert v["norm_ratio"] == pytest.approx(n, rel=1e-5)
+    assert v["cosine"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_zero_grad_every_micro_batch_keeps_only_last_micro_batch() -> None:
+    n, m = 4, 8
+    base = acc.make_model(CPU)
+    mbs = acc.make_batch(n, m, CPU)
+    buggy = acc.variant_grad(base, mbs, "zero_grad_every_micro_batch")
+    # Explicit: gradient of the last micro-batch's loss alone, divided by N.
+    last = copy.deepcopy(base)
+    x, y = mbs[-1]
+    (torch.nn.functional.mse_loss(last(x), y) / n).backward()
+    expected = acc.flat_grad(last)
+    torch.testing.assert_close(buggy, expected, rtol=1e-6, atol=1e-8)
+    full = acc.variant_grad(base, mbs, "full_batch")
+    assert (buggy - full).norm() / full.norm() > 0.1  # and it is not the full gradient
+
+
+def test_accumulation_param_bounds() -> None:
+    with pytest.raises(ValueError, match="maximum 16"):
+        run_experiment("accumulation", micro_batches=17)
+    with pytest.raises(ValueError, match="minimum 1"):
+        run_experiment("accumulation", micro_batch_size=0)
+    with pytest.raises(ValueError, match="does not take"):
+        run_experiment("formats", micro_batches=2)
+    with pytest.raises(ValueError, match="minimum 2"):
+        run_experiment("batchnorm", micro_batch_size=1)
+    with pytest.raises(ValueError, match="unknown demo"):
+        run_experiment("nope")
+    with pytest.raises(ValueError, match="unknown demo"):
+        run_experiment("_sleep")  # diagnostics need the env var
+
+
+def test_accumulation_other_params_still_match() -> None:
+    r = run_experiment("accumulation", device="cpu", micro_batches=3, micro_batch_size=5)
+    v = r.numbers["variants"]
+    assert r.params == {"micro_batches": 3, "micro_batch_size": 5}
+    assert v["correct"]["grad_rel_error"] < 1e-5
+    assert v["no_loss_division"]["norm_ratio"] == pytest.approx(3, rel=1e-5)
+
+
+# ------------------------------------------------------------------ formats
+def test_formats_against_ieee(results: dict[str, DemoResult]) -> None:
+    num = results["formats"].numbers
+    f = num["formats"]
+    assert f["fp16"]["max"] == 65504
+    assert (f["fp16"]["exponent_bits"], f["fp16"]["mantissa_bits"]) == (5, 10)
+    assert (f["bf16"]["exponent_bits"], f["bf16"]["mantissa_bits"]) == (8, 7)
+    assert (f["fp32"]["exponent_bits"], f["fp32"]["mantissa_bits"]) == (8, 23)
+    assert f["fp16"]["smallest_subnormal"] == 2.0**-24
+    assert f["fp16"]["smallest_normal"] == 2.0**-14
+    vals = num["values"]
+    assert vals["1e-8"]["fp16"] == 0.0
+    assert vals["1e-8"]["bf16"] != 0.0
+    assert vals["70000"]["fp16"] == "inf"  # non-finite → string in strict JSON
+    assert vals["65504"]["fp16"] == 65504
+    assert vals["1+2^-8"]["fp16"] == 1 + 2.0**-8 and vals["1+2^-8"]["bf16"] == 1.0
+    assert vals["3e38"]["fp16"] == "inf" and vals["3e38"]["bf16"] != "inf"
+
+
+# ------------------------------------------------------------------ loss scaling
+def test_loss_scaling_reduces_underflow(results: dict[str, DemoResult]) -> None:
+    num = results["loss-scaling"].numbers
+    assert num["method"] == "autocast backward"  # CPU autocast fp16 is available in torch>=2.4
+    for table in (num["underflow_fraction"], num["cast_underflow_fraction"]):
+        assert table["fp16_no_scaler"] > 0.1
+        assert table["fp16_with_scaler"] < table["fp16_no_scaler"]
+        assert table["fp16_with_scaler"] < 0.01
+        assert table["bf16_no_scaler"] < 0.01
+
+
+# ------------------------------------------------------------------ master weights
+def test_master_weights(results: dict[str, DemoResult]) -> None:
+    num = results["master-weights"].numbers
+    assert num["stalled"] == {
+        "fp32": False,
+        "fp16": True,
+        "bf16": True,
+        "fp16_from_master": False,
+    }
+    assert num["final"]["fp32"] == pytest.approx(num["expected_final"], abs=1e-4)
+    assert num["final"]["fp16_from_master"] == pytest.approx(num["expected_final"], abs=1e-3)
+    assert num["lr_times_grad"] < num["half_spacing_below_1"]["fp16"]
+
+
+# ------------------------------------------------------------------ accumulation precision
+def test_fp16_accumulation_error_grows(results: dict[str, DemoResult]) -> None:
+    err = results["accumulation-precision"].numbers["mean_rel_error"]
+    e16, e32 = err["fp16_accumulator"], err["fp32_accumulator"]
+    assert e16[-1] > 10 * e16[0]  # grows with length
+    assert all(a > b for a, b in zip(e16, e32, strict=True))
+    assert e16[-1] > 0.01 and e32[-1] < 1e-5
+    # torch.sum on an fp16 tensor accumulates in fp32: only the final rounding remains.
+    assert err["torch_sum_fp16_tensor"][-1] < 1e-3
+
+
+# ------------------------------------------------------------------ batchnorm
+def test_batchnorm_differs_group_and_layer_norm_match(results: dict[str, DemoResult]) -> None:
+    norms = results["batchnorm"].numbers["norms"]
+    assert norms["batchnorm"]["grad_rel_error"] > 1e-2
+    assert norms["batchnorm"]["running_mean_rel_diff"] > 1e-2
+    assert norms["batchnorm"]["num_batches_tracked"] == {"full_batch": 1, "accumulated": 4}
+    for n in ("groupnorm", "layernorm"):
+        assert norms[n]["grad_rel_error"] < 1e-5
+        assert norms[n]["cosine"] == pytest.approx(1.0, abs=1e-6)
+
+
+# ------------------------------------------------------------------ autocast / speed
+def test_autocast_matmul_goes_low_precision(results: dict[str, DemoResult]) -> None:
+    obs = results["autocast"].numbers["observed"]
+    assert obs["bf16"]["matmul"] == "bfloat16"
+    assert obs["bf16"]["linear"] == "bfloat16"
+    assert obs["fp16"]["matmul"] in ("float16",) or obs["fp16"]["matmul"].startswith("error")
+    assert obs["bf16"]["add"] == "float32"  # fp32 inputs, not on autocast's lists
+
+
+def test_speed_memory_reports_halved_memory(results: dict[str, DemoResult]) -> None:
+    num = results["speed-memory"].numbers
+    assert num["tensor_bytes"]["fp32"] == 2 * num["tensor_bytes"]["bf16"] == 4 * 2**20
+    assert isinstance(num["matmul_gflops"]["fp32"], float) and num["matmul_gflops"]["fp32"] > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_path() -> None:
+    r = run_experiment("accumulation", device="cuda")
+    assert r.device.startswith("cuda")
+    assert r.numbers["variants"]["correct"]["grad_rel_error"] < 1e-5
+    obs = run_experiment("autocast", device="cuda").numbers["observed"]
+    assert obs["fp16"]["matmul"] == "float16"
+    assert obs["fp16"]["softmax(matmul_out)"] == "float32"  # CUDA autocast upcasts softmax
+
+
+# ------------------------------------------------------------------ CLI
+CONTRACT_KEYS = {"demo", "device", "params", "variants", "elapsed_s"}
+VARIANT_KEYS = {"grad_rel_error", "cosine", "norm_ratio", "losses"}
+
+
+def test_cli_json_contract_subprocess() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "experiments", "accumulation", "--json", "--micro-batches", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    data = json.loads(out.stdout)
+    assert set(data) == CONTRACT_KEYS
+    assert data["demo"] == "accumulation"
+    assert data["params"] == {"micro_batches": 2, "micro_batch_size": 8}
+    assert set(data["variants"]) == set(acc.VARIANTS)
+    for v in ("correct", "zero_grad_every_micro_batch", "no_loss_division"):
+        assert set(data["variants"][v]) == VARIANT_KEYS
+        assert all(isinstance(x, float) for x in data["variants"][v]["losses"])
+    assert isinstance(data["elapsed_s"], float) and isinstance(data["device"], str)
+
+
+def test_cli_human_output_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "p.png"
+    assert cli_main(["master-weights", "--device", "cpu", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "STALLED" in out and "core loop:" in out
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["accumulation", "--micro-batches", "17"], "maximum 16"),
+        (["accumulation", "--micro-batch-size", "0"], "minimum 1"),
+        (["nope"], "unknown demo"),
+        (["formats", "--micro-batches", "2"], "does not take"),
+        (["accumulation", "--micro-batches", "x"], "invalid int"),
+        ([], "name is required"),
+    ],
+)
+def test_cli_errors_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main(argv) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-CUDA error")
+def test_cli_cuda_without_cuda(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["formats", "--device", "cuda"]) == 2
+    assert "CUDA is not available" in capsys.readouterr().err
+
+
+def test_cli_json_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["batchnorm", "--json", "--device", "cpu"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"demo", "device", "params", "norms", "elapsed_s"}
