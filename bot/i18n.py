@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.texts import admin, daily, general, stats
+
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
 
@@ -20,46 +22,12 @@ def locale_for(discord_locale: str | None) -> str:
     return "en"
 
 
+# Each area keeps its texts in its own module; keys are prefixed by the area.
 MESSAGES: dict[str, dict[str, str]] = {
-    # --- the terminal tutor -------------------------------------------------------
-    "tutor.header": {
-        "en": "{title} — {count} question(s). Answer with the letter of a choice.",
-        "id": "{title} — {count} soal. Jawab dengan huruf pilihan.",
-    },
-    "tutor.question": {
-        "en": "Question {number}/{count}",
-        "id": "Soal {number}/{count}",
-    },
-    "tutor.prompt": {"en": "Your answer ({letters}): ", "id": "Jawaban Anda ({letters}): "},
-    "tutor.bad_letter": {
-        "en": "'{value}' is not a choice. Type one of: {letters}.",
-        "id": "'{value}' bukan pilihan. Ketik salah satu: {letters}.",
-    },
-    "tutor.correct": {"en": "Correct!", "id": "Benar!"},
-    "tutor.wrong": {
-        "en": "Not quite. The answer is {letter}) {choice}",
-        "id": "Kurang tepat. Jawabannya {letter}) {choice}",
-    },
-    "tutor.demo_hint": {
-        "en": "See it run: quiztutor demo {demo}",
-        "id": "Lihat buktinya: quiztutor demo {demo}",
-    },
-    "tutor.score": {
-        "en": "Score: {score}/{count} ({percent}%)",
-        "id": "Skor: {score}/{count} ({percent}%)",
-    },
-    "tutor.ended_early": {
-        "en": "Input ended before the quiz did.",
-        "id": "Masukan berakhir sebelum kuis selesai.",
-    },
-    "quiz.unknown_topic": {
-        "en": "There is no quiz '{topic}'. Available: {available}.",
-        "id": "Tidak ada kuis '{topic}'. Yang tersedia: {available}.",
-    },
-    "quiz.bad_count": {
-        "en": "The number of questions must be between 1 and {maximum}.",
-        "id": "Jumlah soal harus antara 1 dan {maximum}.",
-    },
+    **general.MESSAGES,
+    **daily.MESSAGES,
+    **stats.MESSAGES,
+    **admin.MESSAGES,
 }
 
 

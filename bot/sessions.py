@@ -35,6 +35,8 @@ class QuizAnswerOutcome:
     number: int  # 1-based question number
     total: int
     is_last: bool
+    order: list[int]  # display position -> index of the choice as written
+    locale: str
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,8 @@ class QuizSessions:
             number=quiz.position + 1,
             total=len(quiz.question_ids),
             is_last=quiz.position + 1 == len(quiz.question_ids),
+            order=order,
+            locale=quiz.locale,
         )
 
     async def next(self, session_id: str, user_id: int) -> QuizStep | QuizSummary:

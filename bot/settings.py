@@ -11,19 +11,29 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
-    discord_token: SecretStr | None = Field(default=None, description="The bot token from the Discord developer portal.")
+    discord_token: SecretStr | None = Field(
+        default=None, description="The bot token from the Discord developer portal."
+    )
     database_url: str = Field(default="sqlite+aiosqlite:///data/quiztutor.db")
     log_level: str = Field(default="INFO")
-    log_format: str = Field(default="text", description="'text' or 'json' (one JSON object per line).")
-    dev_guild_id: int | None = Field(default=None, description="`quiztutor sync` registers here instantly when set.")
-    discord_api_base: str | None = Field(default=None, description="An HTTP proxy or stand-in for Discord's API (scaling out).")
+    log_format: str = Field(
+        default="text", description="'text' or 'json' (one JSON object per line)."
+    )
+    dev_guild_id: int | None = Field(
+        default=None, description="`quiztutor sync` registers here instantly when set."
+    )
+    discord_api_base: str | None = Field(
+        default=None, description="An HTTP proxy or stand-in for Discord's API (scaling out)."
+    )
     discord_gateway_url: str | None = Field(default=None)
     quiz_dirs: list[Path] = Field(default_factory=list, description="Extra folders of quiz files.")
     demo_timeout_s: float = Field(default=60.0, gt=0, le=600)
     demo_queue_size: int = Field(default=10, ge=1, le=1000)
     demo_cooldown_s: float = Field(default=30.0, ge=0)
     demo_device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$")
-    demo_worker: bool = Field(default=True, description="Start the torch worker process at bot start.")
+    demo_worker: bool = Field(
+        default=True, description="Start the torch worker process at bot start."
+    )
     quiz_cooldown_s: float = Field(default=3.0, ge=0)
     catch_up: bool = Field(default=True, description="Make today's missed daily post at start.")
 

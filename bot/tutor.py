@@ -23,7 +23,7 @@ def pick_questions(bank: QuizBank, quiz_id: str | None, count: int | None, rng: 
     if count is None:
         count = len(questions)
     if not 1 <= count <= len(questions):
-        raise UserError("quiz.bad_count", maximum=len(questions))
+        raise UserError("quiz.bad_count", count=count, max=len(questions))
     if quiz_id is None or count < len(questions):
         questions = rng.sample(questions, count)
     return questions

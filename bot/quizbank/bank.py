@@ -13,6 +13,8 @@ from bot.quizbank.schema import Question, Quiz
 class QuizBank:
     def __init__(self, quizzes: Iterable[Quiz]):
         self.quizzes: dict[str, Quiz] = {}
+        # Which server a quiz belongs to; shipped quizzes (None) are visible everywhere.
+        self.owner: dict[str, int | None] = {}
         self._questions: dict[str, tuple[Quiz, Question]] = {}
         for quiz in quizzes:
             self.add(quiz)
@@ -40,9 +42,20 @@ class QuizBank:
 
     def remove(self, quiz_id: str) -> None:
         old = self.quizzes.pop(quiz_id, None)
+        self.owner.pop(quiz_id, None)
         if old is not None:
             for question in old.questions:
                 self._questions.pop(question.id, None)
+
+    def visible_quizzes(self, guild_id: int | None) -> list[Quiz]:
+        return [
+            quiz
+            for quiz_id, quiz in self.quizzes.items()
+            if self.owner.get(quiz_id) in (None, guild_id)
+        ]
+
+    def is_visible(self, quiz_id: str, guild_id: int | None) -> bool:
+        return quiz_id in self.quizzes and self.owner.get(quiz_id) in (None, guild_id)
 
     def quiz(self, quiz_id: str) -> Quiz:
         return self.quizzes[quiz_id]

@@ -1,0 +1,265 @@
+"""The composition root: builds the Discord client and wires the core services into it.
+
+Everything else in `bot/` is Discord-free; this module and `bot/endpoints.py`
+are the only places in `bot/` that know discord.py. All start-up work happens in
+`setup_hook` (it runs once per process), never in `on_ready`, which fires again
+after every reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import discord
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from discord.ext import commands
+
+from bot.endpoints import redirect_discord
+from bot.logs import setup_logging
+from bot.quizbank import SHIPPED_DIR, QuizBank
+from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.daily import DailyService
+    from bot.demo_runner import DemoRunner
+    from bot.sessions import QuizSessions
+    from bot.storage import Database
+    from bot.streaks import Streaks
+
+log = logging.getLogger("quiztutor")
+
+EXTENSIONS = ("cogs.quiz", "cogs.daily", "cogs.stats", "cogs.demo", "cogs.admin")
+
+TOKEN_HELP = """\
+DISCORD_TOKEN is not set.
+To run the bot on Discord: create an application at https://discord.com/developers/applications,
+add a bot, copy its token, then run:  DISCORD_TOKEN=... quiztutor run
+(Invite it with the 'bot' and 'applications.commands' scopes; then run `quiztutor sync` once.)
+Without a token you can take the quizzes in the terminal:  quiztutor play --lang en   (or --lang id)"""
+
+
+@dataclass
+class Services:
+    """The core services the cogs call; created once in setup_hook."""
+
+    db: Database
+    bank: QuizBank
+    daily: DailyService
+    streaks: Streaks
+    sessions: QuizSessions
+    demos: DemoRunner | None
+    scheduler: AsyncIOScheduler
+
+
+def bot_intents() -> discord.Intents:
+    # Only non-privileged intents: servers and reactions. No message content, no members.
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.guild_reactions = True
+    return intents
+
+
+class QuizTutorBot(commands.AutoShardedBot):
+    def __init__(self, settings: Settings, *, sync_only: bool = False) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=bot_intents(),
+            help_command=None,
+            # Reactions are handled as raw events, so the message cache only costs memory
+            # and a linear scan per reaction.
+            max_messages=None,
+            chunk_guilds_at_startup=False,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.settings = settings
+        self.sync_only = sync_only
+        self._services: Services | None = None
+        self.started = asyncio.Event()
+
+    @property
+    def services(self) -> Services:
+        if self._services is None:
+            raise RuntimeError("services are created in setup_hook")
+        return self._services
+
+    async def setup_hook(self) -> None:
+        from cogs.common import CommandTranslator
+
+        await self.tree.set_translator(CommandTranslator())
+        if not self.sync_only:
+            self._services = await self._start_services()
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        if self._services is not None:
+            self._services.scheduler.start()
+            # Posting missed dailies and reading reactions made while offline.
+            self.dispatch("services_ready")
+        self.started.set()
+
+    async def _start_services(self) -> Services:
+        from bot.custom_quizzes import load_custom_quizzes
+        from bot.daily import DailyService
+        from bot.demo_runner import DemoRunner
+        from bot.sessions import QuizSessions
+        from bot.storage import Database
+        from bot.streaks import Streaks
+
+        settings = self.settings
+        db = await Database.open(settings.database_url)
+        bank = QuizBank.load([SHIPPED_DIR, *settings.quiz_dirs])
+        await load_custom_quizzes(db, bank)
+        daily = DailyService(db, bank)
+        await daily.start()
+        demos: DemoRunner | None = None
+        if settings.demo_worker:
+            demos = DemoRunner(
+                timeout_s=settings.demo_timeout_s,
+                max_queue=settings.demo_queue_size,
+                device=settings.demo_device,
+            )
+            # The worker imports torch (seconds): warm it up alongside the gateway login.
+            self._demo_warmup = asyncio.create_task(demos.start(), name="demo-warmup")
+        return Services(
+            db=db,
+            bank=bank,
+            daily=daily,
+            streaks=Streaks(db),
+            sessions=QuizSessions(db, bank),
+            demos=demos,
+            scheduler=AsyncIOScheduler(timezone="UTC"),
+        )
+
+    async def close(self) -> None:
+        services = self._services
+        if services is not None:
+            if services.scheduler.running:
+                services.scheduler.shutdown(wait=False)
+            await services.daily.close()
+            if services.demos is not None:
+                await services.demos.close()
+        await super().close()
+        if services is not None:
+            await services.db.close()
+
+
+def _settings_or_exit() -> Settings | None:
+    from pydantic import ValidationError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            field = ".".join(str(p) for p in error["loc"]).upper()
+            print(f"Configuration error: {field}: {error['msg']}", file=sys.stderr)
+        return None
+
+
+def _apply_endpoints(settings: Settings) -> None:
+    if settings.discord_api_base:
+        redirect_discord(settings.discord_api_base, settings.discord_gateway_url)
+
+
+async def _run(settings: Settings, token: str) -> int:
+    bot = QuizTutorBot(settings)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    async with bot:
+        runner = asyncio.create_task(bot.start(token), name="discord")
+        stopper = asyncio.create_task(stop.wait(), name="signals")
+        done, _ = await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        if runner in done:
+            stopper.cancel()
+            exc = runner.exception()
+            if isinstance(exc, discord.LoginFailure):
+                print(
+                    "Discord refused the token (DISCORD_TOKEN): check it in the developer portal.",
+                    file=sys.stderr,
+                )
+                return 1
+            if isinstance(exc, discord.PrivilegedIntentsRequired):
+                print("Discord refused a privileged intent; quiztutor needs none.", file=sys.stderr)
+                return 1
+            if exc is not None:
+                raise exc
+            return 0
+        log.info("Shutting down")
+        await bot.close()
+        await asyncio.gather(runner, return_exceptions=True)
+    return 0
+
+
+def run_bot() -> int:
+    settings = _settings_or_exit()
+    if settings is None:
+        return 2
+    if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
+        print(TOKEN_HELP, file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level, settings.log_format)
+    _apply_endpoints(settings)
+    return asyncio.run(_run(settings, settings.discord_token.get_secret_value().strip()))
+
+
+async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
+    bot = QuizTutorBot(settings, sync_only=True)
+    async with bot:
+        try:
+            await bot.login(token)
+        except discord.LoginFailure:
+            print(
+                "Discord refused the token (DISCORD_TOKEN): check it in the developer portal.",
+                file=sys.stderr,
+            )
+            return 1
+        if guild_id is not None:
+            guild = discord.Object(id=guild_id)
+            bot.tree.copy_global_to(guild=guild)
+            synced = await bot.tree.sync(guild=guild)
+            print(f"Registered {len(synced)} commands in server {guild_id} (available now).")
+        else:
+            synced = await bot.tree.sync()
+            print(
+                f"Registered {len(synced)} global commands (Discord may take up to an hour to show them)."
+            )
+    return 0
+
+
+def sync_commands(guild_id: int | None = None) -> int:
+    settings = _settings_or_exit()
+    if settings is None:
+        return 2
+    if settings.discord_token is None:
+        print(TOKEN_HELP, file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level, settings.log_format)
+    _apply_endpoints(settings)
+    return asyncio.run(
+        _sync(
+            settings,
+            settings.discord_token.get_secret_value().strip(),
+            guild_id or settings.dev_guild_id,
+        )
+    )
+
+
+def backup_database(destination: Path) -> int:
+    from bot.storage import backup
+
+    settings = _settings_or_exit()
+    if settings is None:
+        return 2
+    try:
+        backup(settings.database_url, destination)
+    except (OSError, ValueError) as exc:
+        print(f"Backup failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {settings.database_url} to {destination}")
+    return 0

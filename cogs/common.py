@@ -1,0 +1,171 @@
+"""Pieces every cog shares: the command translator, replies in the user's language, errors."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import UserError
+from bot.i18n import locale_for, t
+
+if TYPE_CHECKING:
+    from bot.app import QuizTutorBot, Services
+
+log = logging.getLogger("quiztutor.discord")
+
+BRAND_COLOUR = discord.Colour(0x2F80ED)
+RIGHT_COLOUR = discord.Colour(0x27AE60)
+WRONG_COLOUR = discord.Colour(0xEB5757)
+
+# Indonesian names and descriptions of commands, options and choices, keyed by the
+# English text the cogs declare. Discord shows them to members whose client is in Indonesian.
+COMMAND_TEXTS_ID: dict[str, str] = {
+    "quiz": "kuis",
+    "Take a quiz on mixed precision or gradient accumulation": "Ikuti kuis presisi campuran atau akumulasi gradien",
+    "start": "mulai",
+    "Start a quiz (only you see it)": "Mulai kuis (hanya Anda yang melihatnya)",
+    "stop": "berhenti",
+    "Stop your current quiz": "Hentikan kuis Anda yang sedang berjalan",
+    "topic": "topik",
+    "Which quiz (default: all)": "Kuis yang mana (bawaan: semua)",
+    "questions": "jumlah",
+    "How many questions": "Berapa soal",
+    "daily": "harian",
+    "The daily question of this server": "Soal harian server ini",
+    "setup": "atur",
+    "Post a daily question in a channel": "Kirim soal harian ke sebuah kanal",
+    "channel": "kanal",
+    "Where to post": "Tempat mengirim",
+    "time": "waktu",
+    "Local time of the post, HH:MM (24h)": "Waktu lokal pengiriman, HH:MM (24 jam)",
+    "timezone": "zona_waktu",
+    "IANA time zone, e.g. Asia/Jakarta": "Zona waktu IANA, mis. Asia/Jakarta",
+    "reveal_after": "buka_setelah",
+    "Reveal the answer after this many hours (default: before the next post)": "Buka jawaban setelah sekian jam (bawaan: sebelum soal berikutnya)",
+    "language": "bahasa",
+    "Language of the posts": "Bahasa soal harian",
+    "status": "status",
+    "Show the daily question settings": "Tampilkan pengaturan soal harian",
+    "off": "matikan",
+    "Stop the daily question": "Hentikan soal harian",
+    "now": "sekarang",
+    "Post today's question now": "Kirim soal hari ini sekarang",
+    "reveal": "buka",
+    "Close the open question and reveal the answer": "Tutup soal yang terbuka dan buka jawabannya",
+    "stats": "statistik",
+    "How this server is doing": "Bagaimana perkembangan server ini",
+    "streak": "streak",
+    "Your daily-question streak": "Streak soal harian Anda",
+    "member": "anggota",
+    "Whose streak (default: yours)": "Streak siapa (bawaan: Anda)",
+    "leaderboard": "papan_skor",
+    "The server's best": "Yang terbaik di server ini",
+    "by": "urutan",
+    "Rank by": "Urutkan menurut",
+    "current streak": "streak saat ini",
+    "longest streak": "streak terpanjang",
+    "correct answers": "jawaban benar",
+    "accuracy": "akurasi",
+    "demo": "demo",
+    "Run a small torch experiment that shows the point": "Jalankan eksperimen torch kecil yang membuktikannya",
+    "name": "nama",
+    "Which experiment": "Eksperimen yang mana",
+    "micro_batches": "mikro_batch",
+    "Number of micro-batches (1-16)": "Jumlah micro-batch (1-16)",
+    "micro_batch_size": "ukuran_mikro_batch",
+    "Samples per micro-batch (1-256)": "Sampel per micro-batch (1-256)",
+    "quizadmin": "adminkuis",
+    "Manage this server's own quizzes": "Kelola kuis milik server ini",
+    "add": "tambah",
+    "Add or replace a quiz from a YAML file": "Tambah atau ganti kuis dari berkas YAML",
+    "file": "berkas",
+    "A quiz file (.yaml), see quiztutor validate": "Berkas kuis (.yaml), lihat quiztutor validate",
+    "remove": "hapus",
+    "Remove one of this server's quizzes": "Hapus salah satu kuis server ini",
+    "quiz_id": "id_kuis",
+    "The quiz id": "Id kuis",
+    "list": "daftar",
+    "List the quizzes": "Daftar kuis",
+}
+
+
+class CommandTranslator(app_commands.Translator):
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        if locale is discord.Locale.indonesian:
+            return COMMAND_TEXTS_ID.get(string.message)
+        return None
+
+
+def interaction_locale(interaction: discord.Interaction) -> str:
+    return locale_for(str(interaction.locale) if interaction.locale else None)
+
+
+def guild_locale(interaction: discord.Interaction) -> str:
+    return locale_for(str(interaction.guild_locale) if interaction.guild_locale else None)
+
+
+def services_of(interaction: discord.Interaction) -> Services:
+    bot: QuizTutorBot = interaction.client  # type: ignore[assignment]
+    return bot.services
+
+
+async def send_ephemeral(
+    interaction: discord.Interaction, content: str | None = None, **kwargs: Any
+) -> None:
+    """Reply privately, whether or not the interaction was answered or deferred already."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content, ephemeral=True, **kwargs)
+    else:
+        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+
+
+async def say_error(interaction: discord.Interaction, key: str, **params: Any) -> None:
+    await send_ephemeral(interaction, "⚠️ " + t(key, interaction_locale(interaction), **params))
+
+
+def log_context(interaction: discord.Interaction) -> dict[str, Any]:
+    command = interaction.command.qualified_name if interaction.command else None
+    return {
+        "guild_id": interaction.guild_id,
+        "channel_id": interaction.channel_id,
+        "user_id": interaction.user.id,
+        "interaction_id": interaction.id,
+        "command": command,
+    }
+
+
+async def handle_interaction_error(interaction: discord.Interaction, error: Exception) -> None:
+    """One place that turns any failure into a clear, localized message."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, UserError):
+        await say_error(interaction, error.key, **error.params)
+        return
+    if isinstance(error, app_commands.MissingPermissions | app_commands.NoPrivateMessage):
+        await say_error(interaction, "perm.manage_guild")
+        return
+    if isinstance(error, app_commands.CommandOnCooldown):
+        await say_error(interaction, "cooldown", seconds=max(1, round(error.retry_after)))
+        return
+    log.error("Unhandled error in interaction", exc_info=error, extra=log_context(interaction))
+    try:
+        await say_error(interaction, "error.internal")
+    except discord.HTTPException:
+        pass
+
+
+def require_manage_guild(interaction: discord.Interaction) -> None:
+    """Server-side check: default permissions only hide commands, clients can still send them."""
+    if interaction.guild is None and interaction.guild_id is None:
+        raise UserError("perm.guild_only")
+    permissions = interaction.permissions
+    if not (permissions.manage_guild or permissions.administrator):
+        raise UserError("perm.manage_guild")

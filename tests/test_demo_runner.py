@@ -1,0 +1,187 @@
+"""DemoRunner with a real worker process (spawned once per module, warm)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bot.demo_runner import (
+    DemoCrashed,
+    DemoFailed,
+    DemoQueueFull,
+    DemoRunner,
+    DemoRunnerClosed,
+    DemoTimeout,
+)
+from experiments.catalog import DIAGNOSTICS_ENV, UnknownExperiment
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# One event loop for the whole module so the module-scoped runner can be shared.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def runner() -> AsyncIterator[DemoRunner]:
+    # Diagnostics (_sleep/_crash/_fail) exist only with the env var; the spawned
+    # worker inherits it, and the parent's validation sees it too.
+    old = os.environ.get(DIAGNOSTICS_ENV)
+    os.environ[DIAGNOSTICS_ENV] = "1"
+    r = DemoRunner(timeout=60, torch_threads=1)
+    try:
+        await r.start()
+        yield r
+    finally:
+        await r.close()
+        if old is None:
+            os.environ.pop(DIAGNOSTICS_ENV, None)
+        else:
+            os.environ[DIAGNOSTICS_ENV] = old
+
+
+async def test_start_is_warm_and_runs_accumulation(runner: DemoRunner) -> None:
+    info = runner.worker_info
+    assert info["device"] in ("cpu",) or info["device"].startswith("cuda")
+    assert info["pid"] != os.getpid()
+    t0 = time.perf_counter()
+    res = await runner.run("accumulation", {"micro_batches": 2, "micro_batch_size": 4})
+    wall = time.perf_counter() - t0
+    assert res.demo == "accumulation"
+    assert res.params == {"micro_batches": 2, "micro_batch_size": 4}
+    v = res.numbers["variants"]
+    assert v["correct"]["grad_rel_error"] < 1e-5
+    assert v["no_loss_division"]["norm_ratio"] == pytest.approx(2, rel=1e-5)
+    assert res.png.startswith(b"\x89PNG")
+    assert "loss.backward()" in res.snippet
+    assert wall < 30  # warm worker: no torch import on this path
+    json.loads(res.to_json())
+
+
+async def test_queue_positions_reported_in_fifo_order(runner: DemoRunner) -> None:
+    seen: dict[str, list[int]] = {"a": [], "b": [], "c": []}
+    a = asyncio.create_task(
+        runner.run("_sleep", {"seconds": 1}, on_queue_position=seen["a"].append)
+    )
+    await asyncio.sleep(0)  # let a take the slot first
+
+    async def report_c(pos: int) -> None:  # async callbacks are supported too
+        seen["c"].append(pos)
+
+    b = asyncio.create_task(
+        runner.run("_sleep", {"seconds": 0}, on_queue_position=seen["b"].append)
+    )
+    c = asyncio.create_task(runner.run("_sleep", {"seconds": 0}, on_queue_position=report_c))
+    await asyncio.sleep(0.05)
+    assert runner.queue_length == 2
+    assert runner.busy
+    await asyncio.gather(a, b, c)
+    await asyncio.sleep(0)  # let async callback tasks finish
+    assert seen == {"a": [0], "b": [1, 0], "c": [2, 1, 0]}
+    assert runner.queue_length == 0 and not runner.busy
+
+
+async def test_queue_full_and_cancelled_waiter(runner: DemoRunner) -> None:
+    runner.max_queue = 2
+    try:
+        seen: list[int] = []
+        a = asyncio.create_task(runner.run("_sleep", {"seconds": 1}))
+        await asyncio.sleep(0)
+        b = asyncio.create_task(runner.run("_sleep", {"seconds": 0}))
+        c = asyncio.create_task(runner.run("_sleep", {"seconds": 0}, on_queue_position=seen.append))
+        await asyncio.sleep(0.05)
+        with pytest.raises(DemoQueueFull):
+            await runner.run("formats")
+        b.cancel()  # a waiter leaving the queue moves the others up
+        await asyncio.sleep(0)
+        assert runner.queue_length == 1
+        await asyncio.gather(a, c)
+        with pytest.raises(asyncio.CancelledError):
+            await b
+        assert seen == [2, 1, 0]
+    finally:
+        runner.max_queue = 10
+
+
+async def test_params_validated_in_parent(runner: DemoRunner) -> None:
+    with pytest.raises(ValueError, match="maximum 16"):
+        await runner.run("accumulation", {"micro_batches": 99})
+    with pytest.raises(UnknownExperiment):
+        await runner.run("no-such-demo")
+    assert DemoRunner.validate("batchnorm", {"micro_batches": 2}) == {
+        "micro_batches": 2,
+        "micro_batch_size": 8,
+    }
+
+
+async def test_failure_inside_demo_keeps_worker(runner: DemoRunner) -> None:
+    pid, restarts = runner.worker_info["pid"], runner.restarts
+    with pytest.raises(DemoFailed, match="diagnostic failure") as exc_info:
+        await runner.run("_fail")
+    assert exc_info.value.error_type == "RuntimeError"
+    assert runner.worker_info["pid"] == pid and runner.restarts == restarts
+
+
+async def test_timeout_kills_and_restarts(runner: DemoRunner) -> None:
+    pid, restarts = runner.worker_info["pid"], runner.restarts
+    t0 = time.perf_counter()
+    with pytest.raises(DemoTimeout):
+        await runner.run("_sleep", {"seconds": 60}, time_limit=0.5)
+    assert time.perf_counter() - t0 < 5  # raised promptly; restart happens in background
+    assert runner.restarts == restarts + 1
+    res = await runner.run("formats")  # waits for the fresh worker
+    assert res.numbers["values"]["1e-8"]["fp16"] == 0.0
+    assert runner.worker_info["pid"] != pid
+
+
+async def test_crash_raises_and_restarts(runner: DemoRunner) -> None:
+    pid = runner.worker_info["pid"]
+    with pytest.raises(DemoCrashed, match="exit code 17"):
+        await runner.run("_crash")
+    res = await runner.run("master-weights")
+    assert res.numbers["stalled"]["fp16"] is True
+    assert runner.worker_info["pid"] != pid
+
+
+async def test_closed_runner_refuses() -> None:
+    r = DemoRunner()
+    await r.close()
+    with pytest.raises(DemoRunnerClosed):
+        await r.run("formats")
+
+
+_PARENT_SCRIPT = """
+import asyncio, json, sys
+from bot.demo_runner import DemoRunner
+
+async def main():
+    r = DemoRunner(warm_up=False)
+    await r.start()
+    res = await r.run("accumulation", {"micro_batches": 2})
+    await r.close()
+    print(json.dumps({"torch": "torch" in sys.modules, "png": res.png[:4].hex(),
+                      "ratio": res.numbers["variants"]["no_loss_division"]["norm_ratio"]}))
+
+asyncio.run(main())
+"""
+
+
+def test_parent_process_never_imports_torch() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _PARENT_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data == {"torch": False, "png": b"\x89PNG"[:4].hex(), "ratio": pytest.approx(2.0)}
