@@ -121,7 +121,8 @@ class ShowDemoButton(
                 emoji="🔬",
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"demo:{name}",
-            )
+            ),
+            row=1,
         )
         self.name = name
 

@@ -84,7 +84,8 @@ class AnswerButton(
                 style=style,
                 disabled=disabled,
                 custom_id=f"qz:{session_id}:{number}:a:{position}",
-            )
+            ),
+            row=0,
         )
         self.session_id = session_id
         self.number = number
@@ -107,7 +108,8 @@ class NextButton(
         super().__init__(
             discord.ui.Button(
                 label=label, style=discord.ButtonStyle.primary, custom_id=f"qz:{session_id}:n"
-            )
+            ),
+            row=1,
         )
         self.session_id = session_id
 

@@ -1,15 +1,35 @@
-"""/quiz through the Discord stand-in: a member takes a quiz with buttons."""
+"""/quiz through the Discord stand-in: a member takes a private quiz with buttons."""
 
 from __future__ import annotations
 
+import copy
+
+from sqlmodel import col, func, select
+
+from bot.app import QuizTutorBot
+from bot.storage import QuizResult, QuizSession
+from tests.discord_fake.models import FakeMessage, FakeUser
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 
 
-def custom_ids(result) -> list[str]:  # type: ignore[no-untyped-def]
-    return [
-        c["custom_id"] for row in result.components for c in row["components"] if "custom_id" in c
-    ]
+def button(message: FakeMessage, label: str) -> str:
+    """The custom_id of the button showing `label` (a letter, Next, ...)."""
+    for row in message.components:
+        for component in row["components"]:
+            if component.get("label") == label:
+                return str(component["custom_id"])
+    raise AssertionError(f"no button {label!r} in {message.custom_ids()}")
+
+
+async def letters(bot: QuizTutorBot, user: FakeUser) -> tuple[str, str]:
+    """(right letter, a wrong letter) of `user`'s current question."""
+    session = await bot.services.sessions.active_for(user.id)
+    assert session is not None
+    question, order = bot.services.sessions.current_question(session)
+    right = order.index(question.answer)
+    wrong = (right + 1) % len(order)
+    return "ABCDEF"[right], "ABCDEF"[wrong]
 
 
 async def test_quiz_start_answer_next_until_score(
@@ -17,9 +37,153 @@ async def test_quiz_start_answer_next_until_score(
 ) -> None:
     fake = discord_fake
     member = fake.users_list[0]
-    async with start_bot():
+    async with start_bot() as bot:
         res = await fake.slash(member, "quiz start", topic="gradient-accumulation", questions=2)
-        assert res.ephemeral
-        assert res.first_response_s < 3
+        assert res.ephemeral and res.first_response_s < 3
         assert res.embeds[0]["title"] == "Question 1/2"
-        print(custom_ids(res))
+        assert [c["label"] for c in res.components[0]["components"]] == ["A", "B", "C", "D"]
+        message = res.message
+        assert message is not None
+
+        right, _ = await letters(bot, member)
+        answered = await fake.click(message, button(message, right), member)
+        assert answered.type == 7  # the question message is updated in place
+        embed = answered.embeds[0]
+        assert embed["fields"][0]["name"] == "✅ Correct!"
+        assert len(embed["fields"][0]["value"]) > 80  # the explanation
+        assert "Sources" in [f["name"] for f in embed["fields"]]
+        updated = fake.message(message.id)
+        assert [c.get("label") for c in updated.components[1]["components"]] == ["Next", "Show me"]
+
+        step = await fake.click(updated, button(updated, "Next"), member)
+        assert step.embeds[0]["title"] == "Question 2/2"
+        _, wrong = await letters(bot, member)
+        second = await fake.click(
+            fake.message(message.id), button(fake.message(message.id), wrong), member
+        )
+        assert second.embeds[0]["fields"][0]["name"].startswith("❌ Not quite: the answer is ")
+
+        done = await fake.click(
+            fake.message(message.id), button(fake.message(message.id), "See my score"), member
+        )
+        assert done.embeds[0]["title"] == "Quiz finished"
+        assert done.embeds[0]["description"].startswith("Score: **1/2** (50%) in 0:0")
+        assert fake.message(message.id).components == []
+
+
+async def test_quiz_speaks_indonesian_to_indonesian_members(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    member = next(u for u in fake.users_list if u.locale == "id")
+    async with start_bot() as bot:
+        res = await fake.slash(member, "quiz start", topic="mixed-precision", questions=1)
+        assert res.embeds[0]["title"] == "Soal 1/1"
+        assert res.embeds[0]["footer"]["text"] == "Kuis Pelatihan Presisi Campuran"
+        right, _ = await letters(bot, member)
+        assert res.message is not None
+        answered = await fake.click(res.message, button(res.message, right), member)
+        assert answered.embeds[0]["fields"][0]["name"] == "✅ Benar!"
+        assert button(fake.message(res.message.id), "Lihat skor")
+
+
+async def test_double_click_counts_once(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    fake = discord_fake
+    member = fake.users_list[0]
+    async with start_bot() as bot:
+        res = await fake.slash(member, "quiz start", topic="mixed-precision", questions=2)
+        assert res.message is not None
+        right, wrong = await letters(bot, member)
+        # A laggy client still shows the enabled buttons after the first click landed.
+        stale = copy.deepcopy(res.message)
+        first = await fake.click(res.message, button(res.message, wrong), member)
+        again = await fake.click(stale, button(stale, right), member)
+        assert first.embeds[0]["fields"][0]["name"] == again.embeds[0]["fields"][0]["name"]
+        assert again.embeds[0]["fields"][0]["name"].startswith("❌")
+        async with bot.services.db.session() as session:
+            results = (await session.exec(select(func.count()).select_from(QuizResult))).one()
+        assert results == 1
+
+
+async def test_someone_elses_buttons_are_refused(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    owner, other = fake.users_list[0], fake.users_list[1]
+    async with start_bot():
+        res = await fake.slash(owner, "quiz start", topic="mixed-precision", questions=1)
+        assert res.message is not None
+        refused = await fake.click(res.message, button(res.message, "A"), other)
+        assert refused.ephemeral
+        assert "belongs to someone else" in refused.content or "milik orang lain" in refused.content
+        assert fake.message(res.message.id).embeds[0]["title"] == "Question 1/1"  # unchanged
+
+
+async def test_session_survives_a_restart(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    fake = discord_fake
+    member = fake.users_list[0]
+    async with start_bot() as bot:
+        res = await fake.slash(member, "quiz start", topic="gradient-accumulation", questions=3)
+        assert res.message is not None
+        message_id = res.message.id
+        right, _ = await letters(bot, member)
+        await fake.click(res.message, button(res.message, right), member)
+    async with start_bot(sync=False) as bot:
+        message = fake.message(message_id)
+        step = await fake.click(message, button(message, "Next"), member)
+        assert step.embeds[0]["title"] == "Question 2/3"
+        session = await bot.services.sessions.active_for(member.id)
+        assert session is not None and session.score == 1
+
+
+async def test_bad_topic_and_count_get_clear_messages(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    member = next(u for u in fake.users_list if u.locale == "id")
+    async with start_bot() as bot:
+        unknown = await fake.slash(member, "quiz start", topic="warp-drive")
+        assert unknown.ephemeral
+        assert unknown.content == (
+            "⚠️ Tidak ada kuis 'warp-drive'. Yang tersedia: gradient-accumulation, mixed-precision."
+        )
+        too_many = await fake.slash(
+            fake.users_list[0], "quiz start", topic="mixed-precision", questions=20
+        )
+        assert too_many.content == "⚠️ Choose between 1 and 8 questions (not 20)."
+        async with bot.services.db.session() as session:
+            sessions = (await session.exec(select(func.count()).select_from(QuizSession))).one()
+        assert sessions == 0
+
+
+async def test_quiz_stop(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    fake = discord_fake
+    member = fake.users_list[0]
+    async with start_bot() as bot:
+        nothing = await fake.slash(member, "quiz stop")
+        assert nothing.content.startswith("You have no quiz running.")
+        res = await fake.slash(member, "quiz start")
+        assert res.embeds[0]["title"] == "Question 1/16"
+        stopped = await fake.slash(member, "quiz stop")
+        assert stopped.content == "Your quiz is stopped."
+        assert await bot.services.sessions.active_for(member.id) is None
+        assert res.message is not None
+        late = await fake.click(res.message, button(res.message, "A"), member)
+        assert late.content == "⚠️ This quiz is no longer active; start a new one with /quiz start."
+        async with bot.services.db.session() as session:
+            status = (
+                await session.exec(
+                    select(QuizSession.status).where(col(QuizSession.user_id) == member.id)
+                )
+            ).one()
+        assert status == "stopped"
+
+
+async def test_topic_autocomplete_lists_quizzes_in_the_members_language(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    member = next(u for u in fake.users_list if u.locale == "id")
+    async with start_bot():
+        choices = await fake.autocomplete(member, "quiz start", "topic", "akum")
+        assert choices == [{"name": "Kuis Akumulasi Gradien", "value": "gradient-accumulation"}]
