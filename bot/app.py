@@ -252,14 +252,21 @@ def sync_commands(guild_id: int | None = None) -> int:
 
 def backup_database(destination: Path) -> int:
     from bot.storage import backup
+    from bot.storage.database import sqlite_path
 
     settings = _settings_or_exit()
     if settings is None:
         return 2
     try:
-        backup(settings.database_url, destination)
+        source = sqlite_path(settings.database_url)
+        if not source.exists():
+            print(
+                f"Backup failed: there is no database at {source} (DATABASE_URL).", file=sys.stderr
+            )
+            return 1
+        asyncio.run(backup(settings.database_url, destination))
     except (OSError, ValueError) as exc:
         print(f"Backup failed: {exc}", file=sys.stderr)
         return 1
-    print(f"Backed up {settings.database_url} to {destination}")
+    print(f"Backed up {source} to {destination}")
     return 0

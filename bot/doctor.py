@@ -1,0 +1,185 @@
+"""`quiztutor doctor`: checks a host's set-up and says what to fix.
+
+Each check returns (ok, detail, fix). Torch is probed in a child process so the
+check reports import time and GPU visibility the way the demo worker will see them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.settings import Settings
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def check_token(settings: Settings) -> Check:
+    token = settings.discord_token.get_secret_value().strip() if settings.discord_token else ""
+    if not token:
+        return Check(
+            "token",
+            False,
+            "DISCORD_TOKEN is not set",
+            "create a bot at https://discord.com/developers/applications and export DISCORD_TOKEN",
+        )
+    # A bot token is three base64 parts separated by dots; anything else is a paste error.
+    if token.count(".") != 2 or any(c.isspace() for c in token):
+        return Check(
+            "token",
+            False,
+            "DISCORD_TOKEN does not look like a bot token",
+            "copy the token again from the Bot page (Reset Token)",
+        )
+    return Check("token", True, "DISCORD_TOKEN is set (validity is checked when the bot logs in)")
+
+
+def check_database(settings: Settings) -> Check:
+    from alembic.script import ScriptDirectory
+
+    from bot.storage import Database
+    from bot.storage.database import alembic_config, sqlite_path
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+    async def probe() -> tuple[str | None, list[str], bool]:
+        exists = sqlite_path(settings.database_url).exists()
+        if not exists:
+            return None, [], False
+        db = await Database.open(settings.database_url, migrate=False)
+        try:
+            return await db.current_revision(), await db.integrity_check(), True
+        finally:
+            await db.close()
+
+    try:
+        revision, problems, exists = asyncio.run(probe())
+    except Exception as exc:  # report any driver error as a finding, not a crash
+        return Check(
+            "database",
+            False,
+            f"cannot open {settings.database_url}: {exc}",
+            "check DATABASE_URL and the file's permissions",
+        )
+    if not exists:
+        return Check(
+            "database",
+            True,
+            f"{settings.database_url} does not exist yet; it is created on first run",
+        )
+    if problems:
+        return Check(
+            "database",
+            False,
+            f"integrity check failed: {'; '.join(problems[:3])}",
+            "restore the latest backup (see README, Operations)",
+        )
+    if revision != head:
+        return Check(
+            "database",
+            False,
+            f"schema at revision {revision}, code expects {head}",
+            "start the bot once: migrations run at start",
+        )
+    return Check("database", True, f"{settings.database_url} at revision {revision}, integrity ok")
+
+
+def check_quizzes(settings: Settings) -> Check:
+    from bot.quizbank import SHIPPED_DIR, load_quizzes
+
+    quizzes, problems = load_quizzes([SHIPPED_DIR, *settings.quiz_dirs])
+    if problems:
+        return Check(
+            "quizzes",
+            False,
+            f"{len(problems)} problem(s), first: {problems[0]}",
+            "run `quiztutor validate` and fix the files",
+        )
+    return Check(
+        "quizzes",
+        True,
+        f"{len(quizzes)} quizzes, {sum(len(q.questions) for q in quizzes)} questions",
+    )
+
+
+TORCH_PROBE = """
+import json, time
+t = time.perf_counter()
+import torch
+info = {"version": torch.__version__, "import_s": round(time.perf_counter() - t, 2),
+        "cuda": torch.cuda.is_available()}
+if info["cuda"]:
+    info["gpu"] = torch.cuda.get_device_name(0)
+print(json.dumps(info))
+"""
+
+
+def check_torch(settings: Settings) -> Check:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", TORCH_PROBE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return Check(
+            "torch", False, "importing torch took over 2 minutes", "check the torch installation"
+        )
+    if done.returncode != 0:
+        return Check(
+            "torch",
+            False,
+            "torch cannot be imported",
+            "pip install torch (CPU: pip install torch==2.13.0)",
+        )
+    info = json.loads(done.stdout.strip().splitlines()[-1])
+    device = f"GPU {info['gpu']}" if info["cuda"] else "no GPU visible: demos run on the CPU"
+    if settings.demo_device == "cuda" and not info["cuda"]:
+        return Check(
+            "torch",
+            False,
+            f"torch {info['version']}, {device}",
+            "set DEMO_DEVICE=auto or install a CUDA build of torch",
+        )
+    return Check("torch", True, f"torch {info['version']} (import {info['import_s']} s), {device}")
+
+
+CHECKS: list[Callable[[Settings], Check]] = [
+    check_token,
+    check_database,
+    check_quizzes,
+    check_torch,
+]
+
+
+def run_doctor() -> int:
+    from pydantic import ValidationError
+
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            print(f"✗ settings: {'.'.join(str(p) for p in error['loc']).upper()}: {error['msg']}")
+        return 1
+    failed = 0
+    for check in CHECKS:
+        result = check(settings)
+        mark = "✓" if result.ok else "✗"
+        print(f"{mark} {result.name}: {result.detail}")
+        if not result.ok:
+            failed += 1
+            print(f"    fix: {result.fix}")
+    print("All good." if not failed else f"{failed} check(s) need attention.")
+    return 1 if failed else 0
