@@ -1,7 +1,159 @@
-"""Placeholder: filled in by the admin cog work."""
+"""`/quizadmin add|remove|list`: a server's own quizzes, uploaded as YAML by its admins.
 
+Discord hides the group from members without Manage Server (default_permissions only
+works on the top-level group), but a client can still send the command, so every
+subcommand checks the permission again on our side. Replies are private: they are
+admin chores, and validation problems are noise for everyone else.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
 from discord.ext import commands
+
+from bot.custom_quizzes import (
+    MAX_QUIZZES_PER_GUILD,
+    add_custom_quiz,
+    guild_quiz_ids,
+    remove_custom_quiz,
+)
+from bot.errors import UserError
+from bot.i18n import t
+from bot.quizbank import Quiz, pick_locale
+from bot.quizbank.loader import MAX_FILE_BYTES
+from cogs.common import (
+    BRAND_COLOUR,
+    handle_interaction_error,
+    interaction_locale,
+    log_context,
+    require_manage_guild,
+    send_ephemeral,
+    services_of,
+)
+
+log = logging.getLogger("quiztutor.admin")
+
+MAX_TITLE_CHARS = 60
+
+
+def _guild_id(interaction: discord.Interaction) -> int:
+    require_manage_guild(interaction)
+    assert interaction.guild_id is not None  # require_manage_guild refuses DMs
+    return interaction.guild_id
+
+
+def _line(quiz: Quiz, locale: str) -> str:
+    title = pick_locale(quiz.title, locale)
+    if len(title) > MAX_TITLE_CHARS:
+        title = title[: MAX_TITLE_CHARS - 1] + "…"
+    return t("admin.list_line", locale, quiz_id=quiz.id, title=title, count=len(quiz.questions))
+
+
+class AdminCog(commands.Cog):
+    quizadmin = app_commands.Group(
+        name="quizadmin",
+        description="Manage this server's own quizzes",
+        default_permissions=discord.Permissions(manage_guild=True),
+        guild_only=True,
+    )
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await handle_interaction_error(interaction, error)
+
+    @quizadmin.command(name="add", description="Add or replace a quiz from a YAML file")
+    @app_commands.describe(file="A quiz file (.yaml), see quiztutor validate")
+    async def add(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        guild_id = _guild_id(interaction)
+        locale = interaction_locale(interaction)
+        # Refuse before downloading: Discord says the size, the bytes are not needed.
+        if file.size > MAX_FILE_BYTES:
+            raise UserError("admin.file_too_large", limit_kib=MAX_FILE_BYTES // 1024)
+        # Downloading and validating may take longer than Discord's 3 s to answer.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        services = services_of(interaction)
+        try:
+            try:
+                data = await file.read()
+            except discord.HTTPException:
+                raise UserError("admin.download_failed") from None
+            quiz, replaced = await add_custom_quiz(
+                services.db, services.bank, guild_id, interaction.user.id, file.filename, data
+            )
+        except UserError as exc:
+            # Edit the "thinking..." message rather than leave it spinning under a follow-up.
+            text = "⚠️ " + t(exc.key, locale, **exc.params)
+            await interaction.edit_original_response(content=text)
+            return
+        key = "admin.replaced" if replaced else "admin.added"
+        title = pick_locale(quiz.title, locale)
+        text = t(key, locale, title=title, quiz_id=quiz.id, count=len(quiz.questions))
+        await interaction.edit_original_response(content=text)
+        log.info(
+            "custom quiz stored",
+            extra={**log_context(interaction), "quiz_id": quiz.id, "replaced": replaced},
+        )
+
+    @quizadmin.command(name="remove", description="Remove one of this server's quizzes")
+    @app_commands.describe(quiz_id="The quiz id")
+    async def remove(self, interaction: discord.Interaction, quiz_id: str) -> None:
+        guild_id = _guild_id(interaction)
+        services = services_of(interaction)
+        quiz_id = quiz_id.strip()
+        await remove_custom_quiz(services.db, services.bank, guild_id, quiz_id)
+        await send_ephemeral(
+            interaction, t("admin.removed", interaction_locale(interaction), quiz_id=quiz_id)
+        )
+        log.info("custom quiz removed", extra={**log_context(interaction), "quiz_id": quiz_id})
+
+    @remove.autocomplete("quiz_id")
+    async def quiz_id_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None or not interaction.permissions.manage_guild:
+            return []
+        ids = await guild_quiz_ids(services_of(interaction).db, interaction.guild_id)
+        wanted = current.lower().strip()
+        return [app_commands.Choice(name=i, value=i) for i in ids if wanted in i][:25]
+
+    @quizadmin.command(name="list", description="List the quizzes")
+    async def list_quizzes(self, interaction: discord.Interaction) -> None:
+        guild_id = _guild_id(interaction)
+        locale = interaction_locale(interaction)
+        services = services_of(interaction)
+        bank = services.bank
+        shipped = [q for q in bank.quizzes.values() if bank.owner.get(q.id) is None]
+        stored = await guild_quiz_ids(services.db, guild_id)
+        own = []
+        for quiz_id in stored:
+            # A stored upload that no longer validates is not in the bank: say so.
+            if bank.owner.get(quiz_id) == guild_id:
+                own.append(_line(bank.quiz(quiz_id), locale))
+            else:
+                own.append(t("admin.list_broken", locale, quiz_id=quiz_id))
+        shipped_text = "\n".join(_line(q, locale) for q in shipped)
+        own_text = "\n".join(own) or t("admin.list_none", locale)
+        server_heading = t(
+            "admin.list_server", locale, count=len(stored), limit=MAX_QUIZZES_PER_GUILD
+        )
+        # The description holds up to 4096 characters: 25 quizzes fit, fields (1024) may not.
+        embed = discord.Embed(
+            title=t("admin.list_title", locale),
+            description=(
+                f"**{t('admin.list_shipped', locale)}**\n{shipped_text}\n\n"
+                f"**{server_heading}**\n{own_text}"
+            )[:4096],
+            colour=BRAND_COLOUR,
+        )
+        await send_ephemeral(interaction, embed=embed)
 
 
 async def setup(bot: commands.Bot) -> None:
-    return None
+    await bot.add_cog(AdminCog(bot))

@@ -25,4 +25,38 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This server has no quiz '{quiz_id}'.",
         "id": "Server ini tidak punya kuis '{quiz_id}'.",
     },
+    "admin.download_failed": {
+        "en": "Couldn't download the file from Discord; please try again.",
+        "id": "Berkas tidak bisa diunduh dari Discord; silakan coba lagi.",
+    },
+    "admin.added": {
+        "en": "✅ Added quiz **{title}** (`{quiz_id}`, {count} question(s)). Members of this server can take it now: /quiz start topic:{quiz_id}",
+        "id": "✅ Kuis **{title}** (`{quiz_id}`, {count} soal) ditambahkan. Anggota server ini bisa langsung mengikutinya: /kuis mulai topik:{quiz_id}",
+    },
+    "admin.replaced": {
+        "en": "✅ Replaced quiz **{title}** (`{quiz_id}`, {count} question(s)).",
+        "id": "✅ Kuis **{title}** (`{quiz_id}`, {count} soal) diganti.",
+    },
+    "admin.removed": {
+        "en": "🗑️ Removed this server's quiz `{quiz_id}`.",
+        "id": "🗑️ Kuis server ini `{quiz_id}` dihapus.",
+    },
+    "admin.list_title": {"en": "Quizzes", "id": "Daftar kuis"},
+    "admin.list_shipped": {"en": "Built in", "id": "Bawaan"},
+    "admin.list_server": {
+        "en": "This server's ({count}/{limit})",
+        "id": "Milik server ini ({count}/{limit})",
+    },
+    "admin.list_none": {
+        "en": "None yet: add one with /quizadmin add.",
+        "id": "Belum ada: tambahkan dengan /adminkuis tambah.",
+    },
+    "admin.list_line": {
+        "en": "`{quiz_id}` — {title} ({count} question(s))",
+        "id": "`{quiz_id}` — {title} ({count} soal)",
+    },
+    "admin.list_broken": {
+        "en": "`{quiz_id}` — ⚠️ no longer valid, not offered (remove it or upload it again)",
+        "id": "`{quiz_id}` — ⚠️ tidak valid lagi, tidak ditawarkan (hapus atau unggah ulang)",
+    },
 }
