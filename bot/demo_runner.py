@@ -125,7 +125,7 @@ class DemoRunner:
         self.device = device
         self.torch_threads = torch_threads
         self.warm_up = warm_up
-        self._ctx = multiprocessing.get_context(start_method)
+        self._ctx: Any = multiprocessing.get_context(start_method)  # spawn/forkserver
         # One thread: pipe waits and (re)starts are serialised, never on the event loop.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="demo-runner")
         self._worker: _Worker | None = None

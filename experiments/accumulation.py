@@ -118,7 +118,7 @@ def compute(dev: torch.device, micro_batches: int, micro_batch_size: int) -> dic
     ref = variant_grad(base, mbs, "full_batch")
     variants: dict[str, Any] = {}
     for v in VARIANTS:
-        stats = compare(variant_grad(base, mbs, v), ref)
+        stats: dict[str, Any] = dict(compare(variant_grad(base, mbs, v), ref))
         stats["losses"] = train(copy.deepcopy(base), mbs, v)
         variants[v] = stats
     return {"variants": variants}

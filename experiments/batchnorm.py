@@ -45,7 +45,18 @@ SNIPPET_FUNCS = (accumulated_grads,)
 
 
 def _flat(model: nn.Module) -> torch.Tensor:
-    return torch.cat([p.grad.reshape(-1) for p in model.parameters()]).double()
+    return torch.cat(
+        [p.grad.reshape(-1) for p in model.parameters() if p.grad is not None]
+    ).double()
+
+
+def _bn_stats(model: nn.Module) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """running_mean, running_var, num_batches_tracked of the model's BatchNorm layer."""
+    bn = model.get_submodule("1")
+    assert isinstance(bn, nn.BatchNorm1d)
+    assert bn.running_mean is not None and bn.running_var is not None
+    assert bn.num_batches_tracked is not None
+    return bn.running_mean, bn.running_var, int(bn.num_batches_tracked)
 
 
 def compute(dev: torch.device, micro_batches: int, micro_batch_size: int) -> dict[str, Any]:
@@ -67,21 +78,11 @@ def compute(dev: torch.device, micro_batches: int, micro_batch_size: int) -> dic
             "cosine": F.cosine_similarity(ga, gf, dim=0).item(),
         }
         if norm == "batchnorm":
-            bn_f, bn_a = full[1], acc[1]
-            res["running_mean_rel_diff"] = (
-                (bn_a.running_mean - bn_f.running_mean).norm() / bn_f.running_mean.norm()
-            ).item()
-            res["running_var_rel_diff"] = (
-                (bn_a.running_var - bn_f.running_var).norm() / bn_f.running_var.norm()
-            ).item()
-            res["num_batches_tracked"] = {
-                "full_batch": int(bn_f.num_batches_tracked),
-                "accumulated": int(bn_a.num_batches_tracked),
-            }
-            res["running_mean"] = {
-                "full_batch": bn_f.running_mean.tolist(),
-                "accumulated": bn_a.running_mean.tolist(),
-            }
+            (mf, vf, nf), (ma, va, na) = _bn_stats(full), _bn_stats(acc)
+            res["running_mean_rel_diff"] = ((ma - mf).norm() / mf.norm()).item()
+            res["running_var_rel_diff"] = ((va - vf).norm() / vf.norm()).item()
+            res["num_batches_tracked"] = {"full_batch": nf, "accumulated": na}
+            res["running_mean"] = {"full_batch": mf.tolist(), "accumulated": ma.tolist()}
         out[norm] = res
     return {"norms": out}
 

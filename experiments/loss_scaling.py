@@ -48,7 +48,9 @@ def amp_grads(
         scaler.unscale_(opt)  # divide back in fp32, where tiny values survive
     else:
         loss.backward()  # fp16 backward: values below 2**-24 become 0
-    return torch.cat([p.grad.reshape(-1) for p in model.parameters()]).detach()
+    return torch.cat(
+        [p.grad.reshape(-1) for p in model.parameters() if p.grad is not None]
+    ).detach()
 
 
 SNIPPET = """

@@ -47,7 +47,7 @@ def compute(dev: torch.device) -> dict[str, Any]:
     a32 = torch.randn(n, n, generator=g).to(dev)
     b32 = torch.randn(n, n, generator=g).to(dev)
     memory = {}
-    gflops = {}
+    gflops: dict[str, float | str] = {}
     for name, dt in DTYPES.items():
         t = torch.empty(MEM_SHAPE, dtype=dt, device=dev)
         memory[name] = t.element_size() * t.nelement()

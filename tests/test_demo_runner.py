@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -174,14 +173,16 @@ asyncio.run(main())
 """
 
 
-def test_parent_process_never_imports_torch() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", _PARENT_SCRIPT],
+async def test_parent_process_never_imports_torch() -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _PARENT_SCRIPT,
         cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
-    data = json.loads(out.stdout.strip().splitlines()[-1])
-    assert data == {"torch": False, "png": b"\x89PNG"[:4].hex(), "ratio": pytest.approx(2.0)}
+    stdout, stderr = await asyncio.wait_for(proc.communicate(), 180)
+    assert proc.returncode == 0, stderr.decode()
+    data = json.loads(stdout.decode().strip().splitlines()[-1])
+    assert data == {"torch": False, "png": b"\x89PNG".hex(), "ratio": pytest.approx(2.0)}
