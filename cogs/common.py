@@ -89,6 +89,7 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "The quiz id": "Id kuis",
     "list": "daftar",
     "List the quizzes": "Daftar kuis",
+    "English": "Bahasa Inggris",
 }
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
 
 import discord
 
+from bot.daily import RevealSummary
 from bot.i18n import t
 from bot.quizbank import Question, Quiz, pick_locale
 from cogs.common import BRAND_COLOUR, RIGHT_COLOUR, WRONG_COLOUR
@@ -134,11 +134,12 @@ def daily_embed(quiz: Quiz, question: Question, locale: str, day: str) -> discor
 
 
 def reveal_embed(
-    question: Question, locale: str, summary: Any, mentions: str = ""
+    question: Question, locale: str, summary: RevealSummary, mentions: str = ""
 ) -> discord.Embed:
     """The answer of a daily question, with the distribution and the day's records."""
     texts = question.choice_texts(locale)
-    counts: dict[int, int] = {int(k): v for k, v in (summary.distribution or {}).items()}
+    # Answers per choice as written (the daily post shows choices unshuffled).
+    counts = dict(enumerate(summary.distribution))
     answered = max(summary.answered, 1)
     lines = []
     for index, text in enumerate(texts):
@@ -158,7 +159,12 @@ def reveal_embed(
     )
     embed.add_field(
         name=t("daily.result_name", locale),
-        value=t("daily.result", locale, correct=summary.correct_count, answered=summary.answered),
+        value=t(
+            "daily.result",
+            locale,
+            correct=summary.correct,
+            answered=summary.answered,
+        ),
         inline=False,
     )
     if mentions:

@@ -37,4 +37,100 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "{correct} dari {answered} menjawab dengan benar.",
     },
     "daily.records_name": {"en": "Records", "id": "Rekor"},
+    "daily.new_best": {
+        "en": "{user}: new personal best, {days} in a row",
+        "id": "{user}: rekor pribadi baru, {days} berturut-turut",
+    },
+    "daily.milestone": {
+        "en": "🔥 {user} reached {days} days in a row!",
+        "id": "🔥 {user} mencapai {days} hari berturut-turut!",
+    },
+    "daily.answer_unavailable": {
+        "en": "The question of {day} is no longer in the quiz bank; {correct} of {answered} answered correctly.",
+        "id": "Soal tanggal {day} sudah tidak ada di bank soal; {correct} dari {answered} menjawab dengan benar.",
+    },
+    # --- /daily commands ------------------------------------------------------------
+    "daily.setup_done": {
+        "en": "✅ The daily question will be posted in {channel} at {time} ({timezone}). Next post: {next}. {reveal}",
+        "id": "✅ Soal harian akan dikirim di {channel} pukul {time} ({timezone}). Kiriman berikutnya: {next}. {reveal}",
+    },
+    "daily.reveal_default": {
+        "en": "The answer is revealed just before the next post.",
+        "id": "Jawaban dibuka sesaat sebelum soal berikutnya.",
+    },
+    "daily.reveal_hours": {
+        "en": "The answer is revealed {hours} h after the post.",
+        "id": "Jawaban dibuka {hours} jam setelah soal dikirim.",
+    },
+    "daily.not_configured": {
+        "en": "The daily question is not set up here. Start it with /daily setup.",
+        "id": "Soal harian belum diatur di sini. Mulai dengan /harian atur.",
+    },
+    "daily.status_title": {"en": "Daily question", "id": "Soal harian"},
+    "daily.status_channel": {"en": "Channel", "id": "Kanal"},
+    "daily.status_time": {"en": "Time", "id": "Waktu"},
+    "daily.status_topic": {"en": "Topic", "id": "Topik"},
+    "daily.status_all_topics": {"en": "all quizzes", "id": "semua kuis"},
+    "daily.status_reveal": {"en": "Reveal", "id": "Buka jawaban"},
+    "daily.status_language": {"en": "Language", "id": "Bahasa"},
+    "daily.status_next": {"en": "Next post", "id": "Kiriman berikutnya"},
+    "daily.status_off": {"en": "Off", "id": "Mati"},
+    "daily.status_open": {"en": "Open question", "id": "Soal terbuka"},
+    "daily.status_open_value": {
+        "en": "[{day}]({link}), revealed {reveal}",
+        "id": "[{day}]({link}), dibuka {reveal}",
+    },
+    "daily.status_none_open": {"en": "none", "id": "tidak ada"},
+    "daily.off_done": {
+        "en": "The daily question is off. /daily setup turns it on again.",
+        "id": "Soal harian dimatikan. /harian atur menyalakannya lagi.",
+    },
+    "daily.posted": {
+        "en": "✅ Today's question is posted: {link}",
+        "id": "✅ Soal hari ini sudah dikirim: {link}",
+    },
+    "daily.already_posted": {
+        "en": "Today's question is already posted: {link}",
+        "id": "Soal hari ini sudah dikirim: {link}",
+    },
+    "daily.not_posted": {
+        "en": "Today's question could not be posted; please try again.",
+        "id": "Soal hari ini tidak bisa dikirim; silakan coba lagi.",
+    },
+    "daily.revealed": {
+        "en": "✅ Revealed: {correct} of {answered} answered correctly. Streaks are updated.",
+        "id": "✅ Jawaban dibuka: {correct} dari {answered} menjawab dengan benar. Streak diperbarui.",
+    },
+    "daily.nothing_open": {
+        "en": "There is no open daily question to reveal.",
+        "id": "Tidak ada soal harian terbuka untuk dibuka jawabannya.",
+    },
+    "daily.stats_title": {
+        "en": "Daily question: recent days",
+        "id": "Soal harian: hari-hari terakhir",
+    },
+    "daily.stats_day": {
+        "en": "{day} · {question}: {answered} answered, {correct} right{percent}",
+        "id": "{day} · {question}: {answered} menjawab, {correct} benar{percent}",
+    },
+    "daily.stats_totals": {
+        "en": "{members} members answered {answered} times, {correct} right ({percent}).",
+        "id": "{members} anggota menjawab {answered} kali, {correct} benar ({percent}).",
+    },
+    "daily.stats_empty": {
+        "en": "No daily question has been posted here yet.",
+        "id": "Belum ada soal harian yang dikirim di sini.",
+    },
+    "daily.disabled_forbidden": {
+        "en": "⚠️ I stopped posting the daily question: I may not post in {channel} (missing permissions). Give me View Channel, Send Messages, Embed Links and Add Reactions there, then run /daily setup again.",
+        "id": "⚠️ Soal harian berhenti dikirim: saya tidak boleh mengirim di {channel} (izin kurang). Beri saya izin Lihat Kanal, Kirim Pesan, Sematkan Tautan, dan Tambah Reaksi di sana, lalu jalankan /harian atur lagi.",
+    },
+    "daily.disabled_not_found": {
+        "en": "⚠️ I stopped posting the daily question: its channel ({channel}) no longer exists. Run /daily setup with another channel.",
+        "id": "⚠️ Soal harian berhenti dikirim: kanalnya ({channel}) sudah tidak ada. Jalankan /harian atur dengan kanal lain.",
+    },
+    "daily.disabled_other": {
+        "en": "⚠️ I stopped posting the daily question in {channel} ({reason}). Run /daily setup again to restart it.",
+        "id": "⚠️ Soal harian berhenti dikirim di {channel} ({reason}). Jalankan /harian atur lagi untuk memulainya kembali.",
+    },
 }

@@ -1,0 +1,466 @@
+"""The driver of the daily question: APScheduler jobs and the post/reveal/catch-up decisions.
+
+Discord-free: everything that talks to Discord goes through a `DailyPublisher` (the
+daily cog implements it with discord.py). The database decides who posts
+(`DailyService.claim_post`: UNIQUE(guild_id, day)), so two bot processes on one
+database, or a restart in the middle of a post, never post twice for a guild and day.
+
+Jobs (all in the scheduler's in-memory store, re-created at every start):
+* `daily:{guild_id}`: a CronTrigger at the guild's local post time. It first reveals
+  the guild's previous open question (the default "reveal just before the next
+  post") and then posts today's.
+* `daily-reveal:{post_id}`: a DateTrigger at the post's reveal time.
+
+Start-up (`start`, run once per process from the cog's `services_ready` listener):
+read the reactions of open posts made while the bot was away, reveal what is
+overdue, re-create the reveal jobs, register the guild jobs and make missed posts
+whose day is not over (`should_catch_up`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Protocol
+
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
+from bot.schedule import (
+    DailySchedule,
+    local_day,
+    next_post_at,
+    reveal_at,
+    should_catch_up,
+)
+from bot.storage import DailyPost, GuildDailyConfig, utcnow
+
+log = logging.getLogger("quiztutor.daily")
+
+# Regional indicator letters 🇦 🇧 🇨 ...: reaction emoji -> choice index (as written).
+ANSWER_EMOJI: tuple[str, ...] = tuple(chr(0x1F1E6 + i) for i in range(6))
+EMOJI_CHOICE: dict[str, int] = {emoji: index for index, emoji in enumerate(ANSWER_EMOJI)}
+
+# A post job that fires late (event loop busy, 1,000 guilds in one minute) still runs:
+# the job itself decides whether today's post is still worth making.
+POST_MISFIRE_GRACE_S = 6 * 3600
+# Posts being made at once; discord.py queues the HTTP calls behind its rate limits
+# anyway, this only bounds open DB sessions and in-flight tasks.
+MAX_CONCURRENT_POSTS = 32
+# Startup reaction reads at once (REST, rate-limited per channel by discord.py).
+MAX_CONCURRENT_RECOVERIES = 8
+
+
+class PublishRefused(Exception):
+    """Discord refused for good (403 Forbidden, 404 channel gone): stop posting there.
+
+    `reason` is stored as the config's `disabled_reason` ("forbidden", "not_found").
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class DailyPublisher(Protocol):
+    """What the driver needs from Discord. Raise `PublishRefused` for 403/404."""
+
+    async def post(self, config: GuildDailyConfig, question_id: str, day: date) -> int:
+        """Send the question embed; return the message id."""
+        ...
+
+    async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
+        """Add one answer reaction per choice (🇦 🇧 ...)."""
+        ...
+
+    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
+        """Answer the post with the correct choice, distribution and records."""
+        ...
+
+    async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
+        """(user_id, choice) of the answer reactions on the post, the bot's own excluded."""
+        ...
+
+
+@dataclass(frozen=True)
+class PostResult:
+    post: DailyPost | None  # the day's post (new or existing); None if nothing was posted
+    created: bool  # this call made the post
+    refused: str | None = None  # Discord refused: the guild is disabled now
+
+
+def guild_job_id(guild_id: int) -> str:
+    return f"daily:{guild_id}"
+
+
+def reveal_job_id(post_id: int) -> str:
+    return f"daily-reveal:{post_id}"
+
+
+def post_trigger(schedule: DailySchedule) -> CronTrigger:
+    return CronTrigger(
+        hour=schedule.post_time.hour, minute=schedule.post_time.minute, timezone=schedule.tz
+    )
+
+
+def one_answer_each(reactions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Reactions read back from Discord carry no time: a member with several answer
+    emoji is ambiguous (and could be hedging), so only single answers are kept."""
+    choices: dict[int, set[int]] = {}
+    order: list[int] = []
+    for user_id, choice in reactions:
+        if user_id not in choices:
+            choices[user_id] = set()
+            order.append(user_id)
+        choices[user_id].add(choice)
+    return [(u, next(iter(choices[u]))) for u in order if len(choices[u]) == 1]
+
+
+class DailyJobs:
+    """`jobs = DailyJobs(daily, publisher, scheduler); await jobs.start()`.
+
+    `scheduler` may be None (tests, benchmarks): job functions are then only called
+    directly. `clock` returns aware UTC datetimes.
+    """
+
+    def __init__(
+        self,
+        daily: DailyService,
+        publisher: DailyPublisher,
+        scheduler: BaseScheduler | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        max_concurrent_posts: int = MAX_CONCURRENT_POSTS,
+    ) -> None:
+        self.daily = daily
+        self.publisher = publisher
+        self.scheduler = scheduler
+        self.clock = clock
+        self.bot_user_id: int | None = None
+        self._post_slots = asyncio.Semaphore(max_concurrent_posts)
+        # Serialises the decisions of one guild in this process (job vs /daily now).
+        self._guild_locks: dict[int, asyncio.Lock] = {}
+        self._revealing: set[int] = set()
+        self.started = asyncio.Event()
+        # Reaction events seen by `on_reaction` (counted or ignored), for tests and benchmarks.
+        self.reactions_seen = 0
+        self._seen_waiters: list[tuple[int, asyncio.Future[None]]] = []
+
+    # -- scheduling -------------------------------------------------------------
+
+    def schedule_guild(self, config: GuildDailyConfig) -> None:
+        if self.scheduler is None:
+            return
+        self.scheduler.add_job(
+            self.run_post_job,
+            post_trigger(schedule_for(config)),
+            args=[config.guild_id],
+            id=guild_job_id(config.guild_id),
+            name=guild_job_id(config.guild_id),
+            replace_existing=True,
+            misfire_grace_time=POST_MISFIRE_GRACE_S,
+            coalesce=True,
+            max_instances=1,
+        )
+
+    def unschedule_guild(self, guild_id: int) -> None:
+        self._remove_job(guild_job_id(guild_id))
+
+    def schedule_reveal(self, post: DailyPost) -> None:
+        if self.scheduler is None or post.id is None:
+            return
+        self.scheduler.add_job(
+            self.run_reveal_job,
+            DateTrigger(run_date=post.reveal_at),
+            args=[post.id],
+            id=reveal_job_id(post.id),
+            name=reveal_job_id(post.id),
+            replace_existing=True,
+            misfire_grace_time=None,  # a late reveal is still a reveal
+            coalesce=True,
+        )
+
+    def _remove_job(self, job_id: str) -> None:
+        if self.scheduler is None:
+            return
+        try:
+            self.scheduler.remove_job(job_id)
+        except JobLookupError:
+            pass
+
+    def _lock(self, guild_id: int) -> asyncio.Lock:
+        lock = self._guild_locks.get(guild_id)
+        if lock is None:
+            lock = self._guild_locks[guild_id] = asyncio.Lock()
+        return lock
+
+    # -- start-up -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Once per process, after the services exist (never again on reconnect)."""
+        try:
+            now = self.clock()
+            await self.recover_all()
+            for post in await self.daily.due_reveals(now):
+                await self._reveal_logged(post.id)
+            for post in await self.daily.open_posts():
+                self.schedule_reveal(post)
+            configs = await self.daily.enabled_configs()
+            last_days = await self._last_post_days()
+            for config in configs:
+                self.schedule_guild(config)
+            await asyncio.gather(
+                *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
+            )
+        finally:
+            self.started.set()
+
+    async def _last_post_days(self) -> dict[int, date]:
+        # One query instead of one per guild (10,000 guilds at start-up).
+        async with self.daily.db.session() as session:
+            rows = await session.exec(
+                select(DailyPost.guild_id, func.max(DailyPost.day)).group_by(
+                    col(DailyPost.guild_id)
+                )
+            )
+            return {guild_id: day for guild_id, day in rows.all()}
+
+    async def _catch_up(
+        self, config: GuildDailyConfig, last_day: date | None, now: datetime
+    ) -> None:
+        try:
+            if should_catch_up(now, schedule_for(config), last_day):
+                log.info("catching up a missed daily post", extra={"guild_id": config.guild_id})
+                await self.post_today(config.guild_id)
+        except Exception:
+            log.exception("daily catch-up failed", extra={"guild_id": config.guild_id})
+
+    async def recover_all(self) -> int:
+        """Count the reactions made on open posts while the bot was offline (idempotent)."""
+        slots = asyncio.Semaphore(MAX_CONCURRENT_RECOVERIES)
+
+        async def one(post: DailyPost) -> int:
+            async with slots:
+                try:
+                    return await self.recover(post)
+                except Exception:
+                    log.exception(
+                        "reading daily reactions failed",
+                        extra={"guild_id": post.guild_id, "post_id": post.id},
+                    )
+                    return 0
+
+        return sum(await asyncio.gather(*(one(p) for p in await self.daily.open_posts())))
+
+    async def recover(self, post: DailyPost) -> int:
+        reactions = await self.publisher.fetch_reactions(post)
+        if self.bot_user_id is not None:
+            reactions = [(u, c) for u, c in reactions if u != self.bot_user_id]
+        return await self.daily.recover_answers(post, one_answer_each(reactions))
+
+    # -- posting ------------------------------------------------------------------
+
+    async def run_post_job(self, guild_id: int) -> None:
+        """The cron job of one guild: reveal the previous question, post today's."""
+        try:
+            config = await self.daily.config(guild_id)
+            if config is None or not config.enabled:
+                self.unschedule_guild(guild_id)
+                return
+            await self.post_today(guild_id, scheduled=True)
+        except Exception:
+            log.exception("daily post job failed", extra={"guild_id": guild_id})
+
+    async def post_today(self, guild_id: int, *, scheduled: bool = False) -> PostResult:
+        """Make today's post (local day of the guild) unless it exists; also `/daily now`.
+
+        Reveals the guild's earlier open questions first, so members see yesterday's
+        answer before today's question.
+        """
+        async with self._lock(guild_id):
+            config = await self.daily.config(guild_id)
+            if config is None:
+                return PostResult(None, False)
+            now = self.clock()
+            schedule = schedule_for(config)
+            today = local_day(now, schedule.tz)
+            await self._reveal_before(guild_id, today, now)
+            existing = await self.daily.post_for_day(guild_id, today)
+            if existing is not None:
+                return PostResult(existing, False)
+            if scheduled and now >= reveal_at(today, schedule):
+                return PostResult(None, False)  # a fired-late job: today is over
+            return await self._publish(config, today, self._reveal_time(today, schedule, now))
+
+    @staticmethod
+    def _reveal_time(today: date, schedule: DailySchedule, now: datetime) -> datetime:
+        due = reveal_at(today, schedule)
+        if due > now:
+            return due
+        # `/daily now` after today's reveal time (e.g. reveal_after=1 at 07:00, now 15:00):
+        # give members the same time to answer, but reveal before the next post.
+        hours = schedule.reveal_after_hours or 1
+        upcoming = next_post_at(now, schedule) - timedelta(minutes=1)
+        return max(min(now + timedelta(hours=hours), upcoming), now + timedelta(minutes=1))
+
+    async def _publish(self, config: GuildDailyConfig, day: date, reveal: datetime) -> PostResult:
+        guild_id = config.guild_id
+        question_id = await self.daily.pick_question(guild_id, day, config.topic)
+        post = await self.daily.claim_post(guild_id, day, question_id, config.channel_id, reveal)
+        if post is None:  # another process (or a restarted one) has the day
+            return PostResult(await self.daily.post_for_day(guild_id, day), False)
+        assert post.id is not None
+        async with self._post_slots:
+            try:
+                message_id = await self.publisher.post(config, question_id, day)
+            except PublishRefused as refused:
+                await self.daily.release_claim(post.id)
+                await self.daily.disable(guild_id, reason=refused.reason)
+                self.unschedule_guild(guild_id)
+                log.warning(
+                    "Discord refused the daily post; schedule disabled",
+                    extra={
+                        "guild_id": guild_id,
+                        "channel_id": config.channel_id,
+                        "reason": refused.reason,
+                    },
+                )
+                return PostResult(None, False, refused.reason)
+            except Exception:
+                # Nothing was posted (as far as we know): free the day for a retry. A
+                # cancellation (shutdown) keeps the claim: the message may be out already.
+                await self.daily.release_claim(post.id)
+                raise
+            post = await self.daily.set_message(post.id, message_id)
+            self.schedule_reveal(post)
+            try:
+                await self.publisher.add_reactions(post.channel_id, message_id, question_id)
+            except Exception:
+                # Members can still add the reactions themselves.
+                log.warning(
+                    "adding the answer reactions failed",
+                    exc_info=True,
+                    extra={"guild_id": guild_id, "message_id": message_id},
+                )
+        log.info(
+            "daily question posted",
+            extra={"guild_id": guild_id, "day": day.isoformat(), "question_id": question_id},
+        )
+        return PostResult(post, True)
+
+    # -- reveals ------------------------------------------------------------------
+
+    async def run_reveal_job(self, post_id: int) -> None:
+        await self._reveal_logged(post_id)
+
+    async def _reveal_logged(self, post_id: int | None) -> RevealSummary | None:
+        if post_id is None:
+            return None
+        try:
+            return await self.reveal(post_id)
+        except Exception:
+            log.exception("daily reveal failed", extra={"post_id": post_id})
+            return None
+
+    async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
+        async with self.daily.db.session() as session:
+            query = select(DailyPost).where(
+                DailyPost.guild_id == guild_id,
+                col(DailyPost.settled).is_(False),
+                (col(DailyPost.day) < today) | (col(DailyPost.reveal_at) <= now),
+            )
+            earlier = list((await session.exec(query)).all())
+        for post in earlier:
+            await self._reveal_logged(post.id)
+
+    async def reveal_open(self, guild_id: int) -> RevealSummary | None:
+        """`/daily reveal`: close the guild's open question now (the latest, if several)."""
+        async with self.daily.db.session() as session:
+            query = (
+                select(DailyPost)
+                .where(DailyPost.guild_id == guild_id, col(DailyPost.settled).is_(False))
+                .order_by(col(DailyPost.day))
+            )
+            posts = list((await session.exec(query)).all())
+        summary = None
+        for post in posts:
+            assert post.id is not None
+            summary = await self.reveal(post.id)
+        return summary
+
+    async def reveal(self, post_id: int) -> RevealSummary | None:
+        """Settle the post and announce it; None if it was settled already (or is busy)."""
+        if post_id in self._revealing:
+            return None
+        self._revealing.add(post_id)
+        try:
+            async with self.daily.db.session() as session:
+                post = await session.get(DailyPost, post_id)
+            if post is None or post.settled:
+                return None
+            summary = await self.daily.settle(post_id)
+            self._remove_job(reveal_job_id(post_id))
+            if post.message_id is None:
+                return summary  # claimed but never posted: nothing to answer to
+            config = await self.daily.config(post.guild_id)
+            locale = config.locale if config is not None else "id"
+            try:
+                await self.publisher.reveal(post, summary, locale)
+            except PublishRefused as refused:
+                log.warning(
+                    "Discord refused the reveal",
+                    extra={"guild_id": post.guild_id, "reason": refused.reason},
+                )
+            return summary
+        finally:
+            self._revealing.discard(post_id)
+
+    # -- reactions ----------------------------------------------------------------
+
+    async def on_reaction(
+        self, message_id: int, channel_id: int, user_id: int, emoji: str
+    ) -> AnswerStatus | None:
+        """One raw reaction event; None when it is not an answer to an open daily post.
+
+        The hot path: a dict lookup dismisses the bot's own and foreign emoji, and
+        `post_by_message` dismisses other channels from memory.
+        """
+        try:
+            choice = EMOJI_CHOICE.get(emoji)
+            if choice is None or user_id == self.bot_user_id:
+                return None
+            post = await self.daily.post_by_message(message_id, channel_id)
+            if post is None:
+                return None
+            outcome = await self.daily.record_answer(post, user_id, choice)
+            return outcome.status
+        finally:
+            self.reactions_seen += 1
+            if self._seen_waiters:
+                self._wake_seen()
+
+    def _wake_seen(self) -> None:
+        pending = []
+        for target, fut in self._seen_waiters:
+            if self.reactions_seen >= target:
+                if not fut.done():
+                    fut.set_result(None)
+            else:
+                pending.append((target, fut))
+        self._seen_waiters = pending
+
+    async def wait_reactions_seen(self, count: int) -> None:
+        """Until `on_reaction` has finished `count` events (tests and benchmarks)."""
+        if self.reactions_seen >= count:
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._seen_waiters.append((count, fut))
+        await fut

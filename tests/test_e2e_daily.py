@@ -1,0 +1,330 @@
+"""/daily and the daily question through the Discord stand-in, with the real bot.
+
+Times are real (the bot's clock is the wall clock): each test picks a fixed-offset
+zone where it is about noon now, so "a post time that passed today" is never near
+a local midnight whatever time the suite runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlmodel import select
+
+from bot.app import QuizTutorBot
+from bot.daily import schedule_for
+from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, guild_job_id
+from bot.schedule import next_post_at
+from bot.storage import DailyAnswer, DailyPost
+from tests.discord_fake import Emoji, FakeMessage
+from tests.discord_fake.server import FakeDiscord
+from tests.support.bot import StartBot
+
+WAIT = 10.0
+
+
+def noon_zone() -> tuple[str, datetime]:
+    """A fixed-offset IANA zone where the local hour is 12 now, and the local time."""
+    now = datetime.now(UTC)
+    for offset in range(-12, 15):
+        local = now + timedelta(hours=offset)
+        if local.hour == 12:
+            # Etc/GMT signs are POSIX-inverted: Etc/GMT-7 is UTC+7.
+            name = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
+            return name, local
+    raise AssertionError("some offset in -12..+14 has local noon")
+
+
+def passed_today() -> tuple[str, str]:
+    """(zone, "HH:MM") of a post time two minutes ago: today's question is due and open."""
+    zone, local = noon_zone()
+    return zone, (local - timedelta(minutes=2)).strftime("%H:%M")
+
+
+def jobs_of(bot: QuizTutorBot) -> DailyJobs:
+    # load_extension imports cogs.daily afresh, so isinstance against this module's class fails.
+    jobs = getattr(bot.get_cog("DailyCog"), "jobs", None)
+    assert isinstance(jobs, DailyJobs)
+    return jobs
+
+
+async def started(bot: QuizTutorBot) -> DailyJobs:
+    """The bot's daily driver once its start-up work (catch-up, recovery) is done."""
+    jobs = jobs_of(bot)
+    await asyncio.wait_for(jobs.started.wait(), WAIT)
+    return jobs
+
+
+async def setup_daily(fake: FakeDiscord, zone: str, time: str, **extra: object) -> None:
+    res = await fake.slash(
+        fake.admin,
+        "daily setup",
+        options={"channel": fake.channel2},
+        time=time,
+        timezone=zone,
+        **extra,
+    )
+    assert "✅" in res.text, res.text
+
+
+def is_daily_post(message: FakeMessage) -> bool:
+    return any("Question of the day" in e.get("title", "") for e in message.embeds)
+
+
+async def bot_reactions_done(fake: FakeDiscord, message: FakeMessage, n: int) -> None:
+    await fake.wait_until(
+        lambda: all(fake.bot_user.id in message.reactors(e) for e in ANSWER_EMOJI[:n]),
+        WAIT,
+        "the bot's answer reactions",
+    )
+
+
+async def answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+    async with bot.services.db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
+    return {a.user_id: a.choice for a in rows}
+
+
+async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
+    async with bot.services.db.session() as session:
+        query = select(DailyPost).where(DailyPost.message_id == message_id)
+        post = (await session.exec(query)).first()
+    assert post is not None
+    return post
+
+
+def choices_of(bot: QuizTutorBot, post: DailyPost) -> tuple[int, int, int]:
+    """(number of choices, the right choice, a wrong choice) of the post's question."""
+    question = bot.services.bank.question(post.question_id)
+    n = len(question.choice_texts("en"))
+    return n, question.answer, (question.answer + 1) % n
+
+
+async def test_setup_status_permissions_and_refusals(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    guild_id = fake.guild.id
+    member = fake.users_list[0]
+    async with start_bot() as bot:
+        # The fake client sends it anyway: the bot must refuse on its side.
+        refused = await fake.slash(
+            member, "daily setup", options={"channel": fake.channel2}, time="07:30", timezone="UTC"
+        )
+        assert refused.ephemeral and "Manage Server" in refused.text
+        assert await bot.services.daily.config(guild_id) is None
+
+        res = await fake.slash(
+            fake.admin,
+            "daily setup",
+            options={"channel": fake.channel2},
+            time="07:30",
+            timezone="Asia/Jakarta",
+            reveal_after=6,
+        )
+        assert res.ephemeral and "07:30 (Asia/Jakarta)" in res.text
+        config = await bot.services.daily.config(guild_id)
+        assert config is not None and config.channel_id == fake.channel2.id
+        job = bot.services.scheduler.get_job(guild_job_id(guild_id))
+        assert job is not None and str(job.trigger.timezone) == "Asia/Jakarta"
+
+        status = await fake.slash(fake.admin, "daily status")
+        expected = next_post_at(datetime.now(UTC), schedule_for(config))
+        assert f"<t:{int(expected.timestamp())}:F>" in status.text
+        assert "6 h" in status.text
+
+        # Refused inputs: localized, and nothing changes.
+        bad_zone = await fake.slash(
+            fake.admin,
+            "daily setup",
+            options={"channel": fake.channel},
+            time="08:00",
+            timezone="Mars/Olympus",
+            locale="id",
+        )
+        assert "'Mars/Olympus' bukan zona waktu yang dikenal" in bad_zone.text
+        bad_time = await fake.slash(
+            fake.admin,
+            "daily setup",
+            options={"channel": fake.channel},
+            time="25:99",
+            timezone="UTC",
+        )
+        assert "'25:99' is not a time" in bad_time.text
+        after = await bot.services.daily.config(guild_id)
+        assert after is not None
+        assert (after.channel_id, after.post_time, after.timezone) == (
+            fake.channel2.id,
+            "07:30",
+            "Asia/Jakarta",
+        )
+        assert fake.messages(fake.channel) == [] and fake.messages(fake.channel2) == []
+
+        topics = await fake.autocomplete(fake.admin, "daily setup", "topic", "grad")
+        assert [c["value"] for c in topics] == ["gradient-accumulation"]
+
+        off = await fake.slash(fake.admin, "daily off")
+        assert "off" in off.text
+        assert bot.services.scheduler.get_job(guild_job_id(guild_id)) is None
+
+
+async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    fake = discord_fake
+    bob, citra, dora = fake.users_list
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        jobs = await started(bot)
+        await setup_daily(fake, zone, time)
+        assert fake.messages(fake.channel2) == []  # setup alone does not post
+
+        res = await fake.slash(fake.admin, "daily now")
+        done = await res.wait_followup(lambda m: "✅" in m.text())
+        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
+        assert str(message.id) in done.text()
+        post = await the_post(bot, message.id)
+        n, right, wrong = choices_of(bot, post)
+        await bot_reactions_done(fake, message, n)
+        # The bot's own reaction events reach the handler and are ignored.
+        await asyncio.wait_for(jobs.wait_reactions_seen(n), WAIT)
+
+        again = await fake.slash(fake.admin, "daily now")
+        linked = await again.wait_followup()
+        assert "already posted" in linked.text() and str(message.id) in linked.text()
+        assert len([m for m in fake.messages(fake.channel2) if is_daily_post(m)]) == 1
+
+        await fake.react(message, bob, ANSWER_EMOJI[right])
+        await fake.react(message, citra, ANSWER_EMOJI[wrong])
+        await fake.react(message, citra, ANSWER_EMOJI[right])  # a change: does not count
+        await fake.react(message, dora, "👍")  # not an answer
+        await asyncio.wait_for(jobs.wait_reactions_seen(n + 4), WAIT)
+        assert await answers(bot, post.id) == {bob.id: right, citra.id: wrong}  # type: ignore[arg-type]
+
+        # The gateway may deliver an event twice (resume replay): counted once.
+        event = fake._reaction_event(message, dora, Emoji.parse(ANSWER_EMOJI[right]))
+        await fake.gateway.dispatch("MESSAGE_REACTION_ADD", event)
+        await fake.gateway.dispatch("MESSAGE_REACTION_ADD", event)
+        await asyncio.wait_for(jobs.wait_reactions_seen(n + 6), WAIT)
+        assert await answers(bot, post.id) == {  # type: ignore[arg-type]
+            bob.id: right,
+            citra.id: wrong,
+            dora.id: right,
+        }
+        # Silence in the channel: reactions get no replies.
+        assert len(fake.messages(fake.channel2)) == 1
+
+        reveal = await fake.slash(fake.admin, "daily reveal")
+        said = await reveal.wait_followup()
+        assert "2 of 3" in said.text()
+        answer = await fake.wait_for_message(
+            lambda m: m.message_reference is not None, WAIT, channel=fake.channel2
+        )
+        assert int(answer.message_reference["message_id"]) == message.id  # type: ignore[index]
+        assert "2 of 3 answered correctly" in answer.text()
+        assert "— **2**" in answer.text() and "— **1**" in answer.text()
+        streaks = bot.services.streaks
+        assert (await streaks.streak(fake.guild.id, bob.id)).current == 1
+        assert (await streaks.streak(fake.guild.id, citra.id)).current == 0
+
+        # Closed: later reactions are ignored, and there is nothing left to reveal.
+        await fake.react(message, fake.admin, ANSWER_EMOJI[right])
+        await asyncio.wait_for(jobs.wait_reactions_seen(n + 7), WAIT)
+        assert fake.admin.id not in await answers(bot, post.id)  # type: ignore[arg-type]
+        nothing = await fake.slash(fake.admin, "daily reveal")
+        assert "no open daily question" in (await nothing.wait_followup()).text()
+
+        stats = await fake.slash(fake.admin, "daily stats")
+        assert "3 answered, 2 right (67%)" in stats.text
+
+
+async def test_restart_catches_up_and_counts_offline_reactions_once(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    bob, citra, dora = fake.users_list
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        await started(bot)
+        await setup_daily(fake, zone, time)
+
+    # Restarted after today's post time: the missed post is made once.
+    async with start_bot() as bot:
+        jobs = await started(bot)
+        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
+        post = await the_post(bot, message.id)
+        n, right, wrong = choices_of(bot, post)
+        await bot_reactions_done(fake, message, n)
+        await fake.react(message, bob, ANSWER_EMOJI[right])
+        await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
+
+    # While the bot is down.
+    fake.react_silently(message, citra, ANSWER_EMOJI[right])
+    fake.react_silently(message, bob, ANSWER_EMOJI[wrong])  # bob answered already
+    fake.react_silently(message, dora, ANSWER_EMOJI[right])
+    fake.react_silently(message, dora, ANSWER_EMOJI[wrong])  # which came first? not counted
+
+    for _ in range(2):  # and once more: recovery is idempotent, catch-up happens once
+        async with start_bot() as bot:
+            await started(bot)
+            assert await answers(bot, post.id) == {bob.id: right, citra.id: right}  # type: ignore[arg-type]
+            assert len([m for m in fake.messages(fake.channel2) if is_daily_post(m)]) == 1
+
+
+async def test_channel_deleted_disables_and_tells_the_admin(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    guild_id = fake.guild.id
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        jobs = await started(bot)
+        await setup_daily(fake, zone, time)
+        fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=404, code=10003)
+
+        await jobs.run_post_job(guild_id)  # the scheduled job, called directly
+
+        config = await bot.services.daily.config(guild_id)
+        assert config is not None and not config.enabled
+        assert config.disabled_reason == "not_found"
+        assert bot.services.scheduler.get_job(guild_job_id(guild_id)) is None
+        assert (
+            await bot.services.daily.post_for_day(guild_id, datetime.now(ZoneInfo(zone)).date())
+            is None
+        )
+
+        told = await fake.slash(fake.admin, "daily status")
+        assert "no longer exists" in told.text and "/daily setup" in told.text
+        again = await fake.slash(fake.admin, "daily status")
+        assert "no longer exists" not in again.text  # told once
+
+
+async def test_forbidden_on_daily_now_is_explained(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        await started(bot)
+        await setup_daily(fake, zone, time)
+        fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=403, code=50013)
+        res = await fake.slash(fake.admin, "daily now")
+        said = await res.wait_followup()
+        assert "missing permissions" in said.text()
+        config = await bot.services.daily.config(fake.guild.id)
+        assert config is not None and config.disabled_reason == "forbidden"
+        assert config.admin_notified
+
+
+async def test_rate_limited_post_is_retried(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    fake = discord_fake
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        await started(bot)
+        await setup_daily(fake, zone, time)
+        limited = fake.rate_limit("POST", rf"/channels/{fake.channel2.id}/messages$", times=1)
+        res = await fake.slash(fake.admin, "daily now")
+        await res.wait_followup(lambda m: "✅" in m.text())
+        assert limited.hits == 1
+        posts = [m for m in fake.messages(fake.channel2) if is_daily_post(m)]
+        assert len(posts) == 1
