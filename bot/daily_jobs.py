@@ -208,15 +208,16 @@ class DailyJobs:
         """Once per process, after the services exist (never again on reconnect)."""
         try:
             now = self.clock()
+            configs = await self.daily.enabled_configs()
+            # Cheap and first: the day's posts must not wait for the slow REST reads below.
+            for config in configs:
+                self.schedule_guild(config)
             await self.recover_all()
             for post in await self.daily.due_reveals(now):
                 await self._reveal_logged(post.id)
             for post in await self.daily.open_posts():
                 self.schedule_reveal(post)
-            configs = await self.daily.enabled_configs()
             last_days = await self._last_post_days()
-            for config in configs:
-                self.schedule_guild(config)
             await asyncio.gather(
                 *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
             )
@@ -406,6 +407,9 @@ class DailyJobs:
                 post = await session.get(DailyPost, post_id)
             if post is None or post.settled:
                 return None
+            if not self.started.is_set() and post.message_id is not None:
+                # A job fired while start-up still reads reactions: read this post's first.
+                await self.recover(post)
             summary = await self.daily.settle(post_id)
             self._remove_job(reveal_job_id(post_id))
             if post.message_id is None:

@@ -151,8 +151,13 @@ class DiscordPublisher:
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
         assert post.message_id is not None
+        try:
+            question = self.bot.services.bank.question(post.question_id)
+            n_choices = len(next(iter(question.choices.values())))
+        except KeyError:
+            n_choices = len(ANSWER_EMOJI)
         found: list[tuple[int, int]] = []
-        for choice, emoji in enumerate(ANSWER_EMOJI):
+        for choice, emoji in enumerate(ANSWER_EMOJI[:n_choices]):
             after: int | None = None
             while True:
                 try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlmodel import select
@@ -57,7 +58,7 @@ async def started(bot: QuizTutorBot) -> DailyJobs:
     return jobs
 
 
-async def setup_daily(fake: FakeDiscord, zone: str, time: str, **extra: object) -> None:
+async def setup_daily(fake: FakeDiscord, zone: str, time: str, **extra: Any) -> None:
     res = await fake.slash(
         fake.admin,
         "daily setup",
@@ -109,6 +110,7 @@ async def test_setup_status_permissions_and_refusals(
     guild_id = fake.guild.id
     member = fake.users_list[0]
     async with start_bot() as bot:
+        await started(bot)
         # The fake client sends it anyway: the bot must refuse on its side.
         refused = await fake.slash(
             member, "daily setup", options={"channel": fake.channel2}, time="07:30", timezone="UTC"

@@ -1,0 +1,395 @@
+"""The daily driver (bot.daily_jobs) with a fake publisher, a real SQLite file and a
+hand-moved clock. Job functions are called directly; APScheduler only holds them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
+from sqlmodel import select
+
+from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
+from bot.daily_jobs import (
+    ANSWER_EMOJI,
+    DailyJobs,
+    PublishRefused,
+    guild_job_id,
+    reveal_job_id,
+)
+from bot.quizbank import QuizBank
+from bot.schedule import next_post_at
+from bot.storage import DailyAnswer, DailyPost, Database, GuildDailyConfig
+
+G1, G2 = 1, 2
+CH1, CH2 = 10, 20
+BOT = 999
+# 07:30 in Jakarta (UTC+7) on 2026-05-01.
+T0 = datetime(2026, 5, 1, 0, 30, tzinfo=UTC)
+DAY1 = date(2026, 5, 1)
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class FakePublisher:
+    """Records what the driver asked Discord to do, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+        self.refuse: dict[int, str] = {}  # channel id -> PublishRefused reason
+        self.broken: set[int] = set()  # channel ids whose posts fail with a server error
+        self.reactions: dict[int, list[tuple[int, int]]] = {}  # message id -> (user, choice)
+        self._next_id = 5000
+
+    @property
+    def posts(self) -> list[tuple[int, date, str, int]]:
+        return [e[1] for e in self.events if e[0] == "post"]
+
+    @property
+    def reveals(self) -> list[RevealSummary]:
+        return [e[1] for e in self.events if e[0] == "reveal"]
+
+    async def post(self, config: GuildDailyConfig, question_id: str, day: date) -> int:
+        await asyncio.sleep(0)  # let a concurrent driver interleave
+        if config.channel_id in self.refuse:
+            raise PublishRefused(self.refuse[config.channel_id])
+        if config.channel_id in self.broken:
+            raise RuntimeError("503 Service Unavailable")
+        self._next_id += 1
+        self.events.append(("post", (config.guild_id, day, question_id, self._next_id)))
+        return self._next_id
+
+    async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
+        self.events.append(("reactions", message_id))
+
+    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
+        self.events.append(("reveal", summary))
+
+    async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
+        assert post.message_id is not None
+        return list(self.reactions.get(post.message_id, []))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(T0)
+
+
+@pytest.fixture
+def publisher() -> FakePublisher:
+    return FakePublisher()
+
+
+@pytest.fixture
+async def make_daily(
+    open_db: Callable[[], Awaitable[Database]], bank: QuizBank, clock: Clock
+) -> AsyncIterator[Callable[[], Awaitable[DailyService]]]:
+    """A DailyService on its own connection to the test's file (one per "process")."""
+    services: list[DailyService] = []
+
+    async def make() -> DailyService:
+        service = DailyService(await open_db(), bank, clock=clock)
+        await service.start()
+        services.append(service)
+        return service
+
+    yield make
+    for service in services:
+        await service.close()
+
+
+@pytest.fixture
+async def daily(make_daily: Callable[[], Awaitable[DailyService]]) -> DailyService:
+    return await make_daily()
+
+
+@pytest.fixture
+async def make_jobs(
+    publisher: FakePublisher, clock: Clock
+) -> AsyncIterator[Callable[[DailyService], DailyJobs]]:
+    """A driver per "process". Its scheduler is started paused: jobs are stored (and
+    replaced) as in production, but only ever run when a test calls them."""
+    schedulers: list[AsyncIOScheduler] = []
+
+    def make(daily: DailyService) -> DailyJobs:
+        scheduler = AsyncIOScheduler(timezone=UTC)
+        scheduler.start(paused=True)
+        schedulers.append(scheduler)
+        jobs = DailyJobs(daily, publisher, scheduler, clock=clock)
+        jobs.bot_user_id = BOT
+        return jobs
+
+    yield make
+    for scheduler in schedulers:
+        scheduler.shutdown(wait=False)
+
+
+@pytest.fixture
+async def jobs(daily: DailyService, make_jobs: Callable[[DailyService], DailyJobs]) -> DailyJobs:
+    return make_jobs(daily)
+
+
+async def configure(daily: DailyService, guild_id: int = G1, **kw: Any) -> GuildDailyConfig:
+    values: dict[str, Any] = {
+        "channel_id": CH1 if guild_id == G1 else CH2,
+        "time": "07:30",
+        "timezone": "Asia/Jakarta",
+        "topic": "mixed",
+    }
+    values.update(kw)
+    return await daily.configure(guild_id, **values)
+
+
+async def post_of(daily: DailyService, guild_id: int, day: date) -> DailyPost:
+    post = await daily.post_for_day(guild_id, day)
+    assert post is not None and post.id is not None and post.message_id is not None
+    return post
+
+
+def right_and_wrong(bank: QuizBank, post: DailyPost) -> tuple[int, int]:
+    answer = bank.question(post.question_id).answer
+    return answer, (answer + 1) % 3
+
+
+async def test_one_cron_job_per_guild_in_its_zone(
+    daily: DailyService, jobs: DailyJobs, clock: Clock
+) -> None:
+    clock.now = T0 - timedelta(hours=1)  # before the post time: no catch-up
+    await configure(daily, G1)
+    await configure(daily, G2, time="21:05", timezone="America/Los_Angeles")
+    await jobs.start()
+    scheduler = jobs.scheduler
+    assert scheduler is not None
+    for guild_id, zone, hour, minute in [
+        (G1, "Asia/Jakarta", "7", "30"),
+        (G2, "America/Los_Angeles", "21", "5"),
+    ]:
+        job = scheduler.get_job(guild_job_id(guild_id))
+        assert job is not None and job.args == (guild_id,)
+        assert isinstance(job.trigger, CronTrigger)
+        assert job.trigger.timezone == ZoneInfo(zone)
+        fields = {f.name: str(f) for f in job.trigger.fields}
+        assert (fields["hour"], fields["minute"]) == (hour, minute)
+        assert job.coalesce and job.misfire_grace_time and job.max_instances == 1
+    # Reconfiguring replaces the job instead of adding a second one.
+    jobs.schedule_guild(await configure(daily, G1, time="08:00"))
+    assert len(scheduler.get_jobs()) == 2
+
+
+async def test_next_run_time_is_the_right_utc_instant_across_dst() -> None:
+    from bot.daily_jobs import post_trigger
+
+    scheduler = AsyncIOScheduler(timezone=UTC)
+    scheduler.start()
+    try:
+        before_change = datetime(2026, 10, 31, 20, 0, tzinfo=UTC)  # 13:00 in LA, PDT
+        for zone, first, second in [
+            # Jakarta has no DST: 07:30 WIB is always 00:30 UTC.
+            ("Asia/Jakarta", datetime(2026, 11, 1, 0, 30), datetime(2026, 11, 2, 0, 30)),
+            # LA falls back at 02:00 on 2026-11-01: 07:30 is PST (UTC-8) from then on.
+            ("America/Los_Angeles", datetime(2026, 11, 1, 15, 30), datetime(2026, 11, 2, 15, 30)),
+        ]:
+            config = GuildDailyConfig(guild_id=G1, channel_id=CH1, post_time="07:30", timezone=zone)
+            job = scheduler.add_job(
+                lambda: None, post_trigger(schedule_for(config)), id=zone, replace_existing=True
+            )
+            # The running scheduler computed the next run from the real clock, as the
+            # schedule module does.
+            assert job.next_run_time == next_post_at(datetime.now(UTC), schedule_for(config))
+            fire = job.trigger.get_next_fire_time(None, before_change)
+            assert fire == first.replace(tzinfo=UTC)
+            assert fire == next_post_at(before_change, schedule_for(config))
+            assert job.trigger.get_next_fire_time(fire, fire + timedelta(seconds=1)) == (
+                second.replace(tzinfo=UTC)
+            )
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+async def test_post_claim_grade_and_reveal(
+    daily: DailyService, jobs: DailyJobs, publisher: FakePublisher, clock: Clock, bank: QuizBank
+) -> None:
+    await configure(daily, reveal_after=2)
+    await jobs.run_post_job(G1)
+    post = await post_of(daily, G1, DAY1)
+    assert publisher.posts == [(G1, DAY1, post.question_id, post.message_id)]
+    assert ("reactions", post.message_id) in publisher.events
+    assert post.reveal_at == T0 + timedelta(hours=2)
+    assert jobs.scheduler is not None
+    reveal_job = jobs.scheduler.get_job(reveal_job_id(post.id))  # type: ignore[arg-type]
+    assert reveal_job is not None and isinstance(reveal_job.trigger, DateTrigger)
+    assert reveal_job.trigger.run_date == post.reveal_at
+
+    right, wrong = right_and_wrong(bank, post)
+    mid = post.message_id
+    assert mid is not None
+    assert await jobs.on_reaction(mid, CH1, 1, ANSWER_EMOJI[right]) is AnswerStatus.RECORDED
+    assert await jobs.on_reaction(mid, CH1, 2, ANSWER_EMOJI[wrong]) is AnswerStatus.RECORDED
+    assert await jobs.on_reaction(mid, CH1, 2, ANSWER_EMOJI[right]) is AnswerStatus.DUPLICATE
+    assert await jobs.on_reaction(mid, CH1, BOT, ANSWER_EMOJI[0]) is None
+    assert await jobs.on_reaction(mid, CH1, 3, "👍") is None
+    assert await jobs.on_reaction(mid + 1, CH1, 3, ANSWER_EMOJI[0]) is None  # another message
+    assert jobs.reactions_seen == 6
+
+    # A second run the same day (a restart, a late duplicate job) posts nothing.
+    await jobs.run_post_job(G1)
+    assert len(publisher.posts) == 1
+
+    clock.now = post.reveal_at
+    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
+    [summary] = publisher.reveals
+    assert (summary.answered, summary.correct) == (2, 1)
+    assert summary.distribution[right] == 1 and summary.distribution[wrong] == 1
+    assert jobs.scheduler.get_job(reveal_job_id(post.id)) is None  # type: ignore[arg-type]
+    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
+    assert len(publisher.reveals) == 1  # revealed once
+    assert await jobs.on_reaction(mid, CH1, 4, ANSWER_EMOJI[right]) is None  # closed
+
+
+async def test_default_reveal_comes_just_before_the_next_post(
+    daily: DailyService, jobs: DailyJobs, publisher: FakePublisher, clock: Clock
+) -> None:
+    await configure(daily)
+    await jobs.run_post_job(G1)
+    first = await post_of(daily, G1, DAY1)
+    assert first.reveal_at == T0 + timedelta(days=1, minutes=-1)
+
+    clock.now = T0 + timedelta(days=1)
+    await jobs.run_post_job(G1)
+    kinds = [kind for kind, _ in publisher.events]
+    assert kinds == ["post", "reactions", "reveal", "post", "reactions"]
+    assert publisher.reveals[0].day == DAY1
+    assert publisher.posts[1][1] == date(2026, 5, 2)
+    assert publisher.posts[1][2] != first.question_id  # no question twice in a row
+
+
+async def test_catch_up_once_and_never_for_a_finished_day(
+    daily: DailyService,
+    make_daily: Callable[[], Awaitable[DailyService]],
+    publisher: FakePublisher,
+    clock: Clock,
+    make_jobs: Callable[[DailyService], DailyJobs],
+) -> None:
+    await configure(daily, G1)
+    await configure(daily, G2, reveal_after=2)
+    # Started at 10:30 Jakarta: G1's question (open until tomorrow) is still worth
+    # posting; G2's was due for reveal at 09:30, so its day is over.
+    clock.now = T0 + timedelta(hours=3)
+    await make_jobs(daily).start()
+    assert [(g, d) for g, d, _, _ in publisher.posts] == [(G1, DAY1)]
+
+    # A restart (a new process on the same file) does not post again.
+    await make_jobs(await make_daily()).start()
+    assert len(publisher.posts) == 1
+
+    # Down the whole next day until before its post time: day 2 is not posted late.
+    clock.now = T0 + timedelta(days=2, hours=-1)
+    await make_jobs(await make_daily()).start()
+    assert [d for _, d, _, _ in publisher.posts] == [DAY1]
+    # ...but day 1's question, overdue now, is revealed at start.
+    assert [s.day for s in publisher.reveals] == [DAY1]
+
+
+async def test_two_drivers_on_one_database_post_once(
+    daily: DailyService,
+    make_daily: Callable[[], Awaitable[DailyService]],
+    publisher: FakePublisher,
+    clock: Clock,
+    make_jobs: Callable[[DailyService], DailyJobs],
+) -> None:
+    await configure(daily)
+    other = make_jobs(await make_daily())
+    await asyncio.gather(make_jobs(daily).run_post_job(G1), other.run_post_job(G1))
+    assert len(publisher.posts) == 1
+    # /daily now in the other process finds the post and links to it.
+    result = await other.post_today(G1)
+    assert not result.created and result.post is not None
+    assert result.post.message_id == publisher.posts[0][3]
+
+
+async def test_refused_post_disables_only_that_guild(
+    daily: DailyService, jobs: DailyJobs, publisher: FakePublisher, clock: Clock
+) -> None:
+    await configure(daily, G1)
+    await configure(daily, G2)
+    clock.now = T0 - timedelta(hours=1)
+    await jobs.start()  # registers both guild jobs (07:30 is not past yet: no catch-up)
+    assert publisher.posts == []
+    clock.now = T0
+    publisher.refuse[CH1] = "forbidden"
+    await asyncio.gather(jobs.run_post_job(G1), jobs.run_post_job(G2))
+
+    assert [g for g, _, _, _ in publisher.posts] == [G2]
+    config = await daily.config(G1)
+    assert config is not None and not config.enabled and config.disabled_reason == "forbidden"
+    assert not config.admin_notified
+    assert await daily.post_for_day(G1, DAY1) is None  # the claim was given back
+    assert jobs.scheduler is not None
+    assert jobs.scheduler.get_job(guild_job_id(G1)) is None
+    assert jobs.scheduler.get_job(guild_job_id(G2)) is not None
+    # Reconfiguring (the admin fixed the permission) posts again.
+    publisher.refuse.clear()
+    await configure(daily, G1)
+    assert (await jobs.post_today(G1)).created
+
+
+async def test_server_error_frees_the_day_for_a_retry(
+    daily: DailyService, jobs: DailyJobs, publisher: FakePublisher
+) -> None:
+    await configure(daily)
+    publisher.broken.add(CH1)
+    await jobs.run_post_job(G1)  # logged, not raised
+    assert await daily.post_for_day(G1, DAY1) is None
+    config = await daily.config(G1)
+    assert config is not None and config.enabled
+    publisher.broken.clear()
+    assert (await jobs.post_today(G1)).created
+
+
+async def test_offline_reactions_are_recovered_once(
+    daily: DailyService,
+    make_daily: Callable[[], Awaitable[DailyService]],
+    jobs: DailyJobs,
+    publisher: FakePublisher,
+    clock: Clock,
+    bank: QuizBank,
+    make_jobs: Callable[[DailyService], DailyJobs],
+) -> None:
+    await configure(daily)
+    await jobs.run_post_job(G1)
+    post = await post_of(daily, G1, DAY1)
+    right, wrong = right_and_wrong(bank, post)
+    assert post.message_id is not None
+    await jobs.on_reaction(post.message_id, CH1, 1, ANSWER_EMOJI[right])  # live, before the stop
+    publisher.reactions[post.message_id] = [
+        (BOT, 0),  # the bot's own
+        (1, wrong),  # member 1 had answered live already
+        (2, right),
+        (3, right),  # member 3 reacted with two answers: ambiguous, not counted
+        (3, wrong),
+    ]
+    clock.now = T0 + timedelta(hours=5)
+    restarted = make_jobs(await make_daily())
+    await restarted.start()
+    again = make_jobs(await make_daily())
+    await again.start()
+    assert await again.recover(post) == 0  # idempotent
+
+    async with daily.db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post.id))).all()
+    assert {(a.user_id, a.choice) for a in rows} == {(1, right), (2, right)}
+    # The restarted process re-created the reveal job of the open post.
+    assert restarted.scheduler is not None
+    assert restarted.scheduler.get_job(reveal_job_id(post.id)) is not None  # type: ignore[arg-type]
