@@ -119,7 +119,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         demos: DemoRunner | None = None
         if settings.demo_worker:
             demos = DemoRunner(
-                timeout_s=settings.demo_timeout_s,
+                timeout=settings.demo_timeout_s,
                 max_queue=settings.demo_queue_size,
                 device=settings.demo_device,
             )

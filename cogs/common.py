@@ -123,7 +123,7 @@ async def send_ephemeral(
 ) -> None:
     """Reply privately, whether or not the interaction was answered or deferred already."""
     if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=True, **kwargs)
+        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
     else:
         await interaction.response.send_message(content, ephemeral=True, **kwargs)
 

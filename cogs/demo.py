@@ -27,7 +27,7 @@ from cogs.common import (
     services_of,
 )
 from cogs.render import clip
-from experiments.catalog import CATALOG, UnknownExperiment, validate_params
+from experiments.catalog import CATALOG
 
 log = logging.getLogger("quiztutor.demo")
 
@@ -57,23 +57,39 @@ def demo_embed(result: Any, locale: str) -> discord.Embed:
     return embed
 
 
+def checked_params(name: str, params: dict[str, Any]) -> dict[str, int]:
+    """Bounds from the torch-free catalog, with messages in the member's language."""
+    info = CATALOG.get(name)
+    if info is None:
+        raise UserError("demo.unknown", name=name, available=", ".join(CATALOG))
+    specs = {spec.name: spec for spec in info.params}
+    for key, value in params.items():
+        spec = specs.get(key)
+        if spec is None:
+            raise UserError("demo.param_unused", param=key, demo=name)
+        if not spec.min <= value <= spec.max:
+            raise UserError("demo.param_range", param=key, value=value, min=spec.min, max=spec.max)
+    return info.validate(params)
+
+
 async def run_demo_for(
     interaction: discord.Interaction, name: str, params: dict[str, Any], *, ephemeral: bool
 ) -> None:
     """Defer, queue the demo, report the queue place, then answer with the result."""
-    from bot.demo_runner import DemoCrashed, DemoQueueFull, DemoTimeout
+    from bot.demo_runner import (
+        DemoCrashed,
+        DemoFailed,
+        DemoQueueFull,
+        DemoRunnerClosed,
+        DemoTimeout,
+    )
 
     locale = interaction_locale(interaction)
     services = services_of(interaction)
     cog: DemoCog | None = interaction.client.get_cog("DemoCog")  # type: ignore[attr-defined]
+    clean = checked_params(name, params)
     if services.demos is None:
         raise UserError("demo.disabled")
-    try:
-        clean = validate_params(name, params)
-    except UnknownExperiment:
-        raise UserError("demo.unknown", name=name, available=", ".join(CATALOG)) from None
-    except ValueError as exc:
-        raise UserError("demo.bad_params", detail=str(exc)) from None
     if cog is not None:
         wait = cog.cooldown.retry_after(interaction.user.id)
         if wait:
@@ -97,9 +113,9 @@ async def run_demo_for(
         await interaction.edit_original_response(content="⚠️ " + t("demo.timeout", locale))
         log.warning("demo timed out", extra=log_context(interaction))
         return
-    except DemoCrashed:
+    except (DemoCrashed, DemoFailed, DemoRunnerClosed):
         await interaction.edit_original_response(content="⚠️ " + t("demo.crashed", locale))
-        log.error("demo worker crashed", extra=log_context(interaction))
+        log.exception("demo failed", extra=log_context(interaction))
         return
     snippet = clip(result.snippet, 1900)
     await interaction.edit_original_response(
@@ -128,7 +144,7 @@ class ShowDemoButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: re.Match[str], /
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> ShowDemoButton:
         return cls(match["name"])
 

@@ -99,9 +99,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "There is no demo '{name}'. Available: {available}.",
         "id": "Tidak ada demo '{name}'. Yang tersedia: {available}.",
     },
-    "demo.bad_params": {
-        "en": "Invalid parameters: {detail}",
-        "id": "Parameter tidak valid: {detail}",
+    "demo.param_unused": {
+        "en": "The {demo} demo takes no {param} option.",
+        "id": "Demo {demo} tidak memakai opsi {param}.",
+    },
+    "demo.param_range": {
+        "en": "{param} must be between {min} and {max} (you gave {value}).",
+        "id": "{param} harus antara {min} dan {max} (Anda memberi {value}).",
     },
     "quiz.unknown_topic": {
         "en": "There is no quiz '{topic}'. Available: {available}.",

@@ -1,0 +1,99 @@
+"""/demo and "Show me" through the Discord stand-in, with the real torch worker process.
+
+Starting the worker (spawn + import torch + warm-up) takes seconds on this machine, so
+one bot with one warm worker plays the whole scenario of several members.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+
+from tests.discord_fake.models import FakeMessage
+from tests.discord_fake.server import FakeDiscord
+from tests.support.bot import StartBot
+
+
+def has_plot(message: FakeMessage) -> bool:
+    return bool(message.attachments) and message.attachments[0].data.startswith(b"\x89PNG")
+
+
+async def test_demos_with_a_warm_worker(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    fake = discord_fake
+    alice, bob = [u for u in fake.users_list if u.locale != "id"][:2]
+    indonesian = next(u for u in fake.users_list if u.locale == "id")
+    async with start_bot(demo_worker=True, demo_cooldown_s=600) as bot:
+        # Two demos at once: the first runs, the second is told its place in the queue.
+        demo, queued = await asyncio.gather(
+            fake.slash(alice, "demo", name="accumulation", micro_batches=4),
+            fake.slash(bob, "demo", name="master-weights"),
+        )
+        assert demo.type == queued.type == 5  # deferred at once: the work is in the worker
+        assert demo.first_response_s < 3 and queued.first_response_s < 3
+
+        # Another member's quiz is answered within the deadline while demos run.
+        quiz = await fake.slash(
+            indonesian, "quiz start", topic="gradient-accumulation", questions=1
+        )
+        assert quiz.first_response_s < 1.0
+        assert quiz.embeds[0]["title"] == "Soal 1/1"
+
+        # The same member again: the per-member cooldown answers at once.
+        again = await fake.slash(alice, "demo", name="formats")
+        assert again.ephemeral and again.content.startswith("⚠️ Slow down a little: try again in ")
+
+        final = await demo.wait_original(has_plot, timeout=90)
+        assert final.attachments[0].filename == "accumulation.png"
+        assert "```python" in final.content and "loss.backward()" in final.content
+        embed = final.embeds[0]
+        assert embed["image"]["url"] == "attachment://accumulation.png"
+        fields = {f["name"]: f["value"] for f in embed["fields"]}
+        assert re.fullmatch(r"cpu in \d+\.\d\d s", fields["Ran on"])
+        assert fields["Parameters"] == "`micro_batches=4, micro_batch_size=8`"
+        assert not demo.ephemeral
+
+        second = await queued.wait_original(has_plot, timeout=90)
+        assert second.attachments[0].filename == "master-weights.png"
+        queue_edits = [
+            c.json
+            for c in fake.calls_to("PATCH", r"/webhooks/\d+/[^/]+/messages/@original")
+            if isinstance(c.json, dict) and "queue" in str(c.json.get("content"))
+        ]
+        assert any("number 1 in the queue" in str(e["content"]) for e in queue_edits)
+
+        # "Show me" after answering runs the question's demo, privately.
+        assert quiz.message is not None
+        await fake.click(quiz.message, quiz.message.custom_ids()[0], indonesian)
+        session = await bot.services.sessions.active_for(indonesian.id)
+        assert session is not None
+        question, _ = bot.services.sessions.current_question(session)
+        answered = fake.message(quiz.message.id)
+        show_me = f"demo:{question.demo}"
+        assert show_me in answered.custom_ids()
+        shown = await fake.click(answered, show_me, indonesian)
+        assert shown.ephemeral
+        proof = await shown.wait_original(has_plot, timeout=90)
+        assert proof.attachments[0].filename == f"{question.demo}.png"
+        assert proof.embeds[0]["fields"][-2]["name"] == "Dijalankan di"
+
+        # torch lives in the worker process only.
+        assert "torch" not in sys.modules
+        assert bot.services.demos is not None
+        assert bot.services.demos.worker_info["device"] == "cpu"
+
+
+async def test_demo_bad_parameters_get_localized_messages(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    indonesian = next(u for u in fake.users_list if u.locale == "id")
+    async with start_bot() as bot:
+        assert bot.services.demos is None  # no worker needed: parameters are checked first
+        too_many = await fake.slash(indonesian, "demo", name="accumulation", micro_batches=99)
+        assert too_many.ephemeral
+        assert too_many.content == "⚠️ micro_batches harus antara 1 dan 16 (Anda memberi 99)."
+        unused = await fake.slash(fake.users_list[0], "demo", name="formats", micro_batches=2)
+        assert unused.content == "⚠️ The formats demo takes no micro_batches option."
+        disabled = await fake.slash(fake.users_list[0], "demo", name="formats")
+        assert disabled.content == "⚠️ Demos are turned off on this bot."
