@@ -97,10 +97,29 @@ class QuizTutorBot(commands.AutoShardedBot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self._services is not None:
+            self._schedule_housekeeping(self._services)
             self._services.scheduler.start()
             # Posting missed dailies and reading reactions made while offline.
             self.dispatch("services_ready")
         self.started.set()
+
+    def _schedule_housekeeping(self, services: Services) -> None:
+        from bot.storage import utcnow
+
+        async def expire_quiz_sessions() -> None:
+            # Idle sessions hold no memory (state is in the database), but their rows and
+            # buttons should stop working after a while.
+            expired = await services.sessions.cleanup_expired(utcnow())
+            if expired:
+                log.info("expired %d idle quiz sessions", expired)
+
+        services.scheduler.add_job(
+            expire_quiz_sessions,
+            "interval",
+            minutes=15,
+            id="housekeeping:sessions",
+            replace_existing=True,
+        )
 
     async def _start_services(self) -> Services:
         from bot.custom_quizzes import load_custom_quizzes
