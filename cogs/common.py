@@ -88,12 +88,24 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "quiz_id": "id_kuis",
     "The quiz id": "Id kuis",
     "list": "daftar",
+    "Bahasa Indonesia": "Bahasa Indonesia",
+    "English": "Bahasa Inggris",
     "List the quizzes": "Daftar kuis",
     "English": "Bahasa Inggris",
 }
 
 
+def _demo_titles_id() -> dict[str, str]:
+    from experiments.catalog import CATALOG  # torch-free
+
+    return {info.title("en"): info.title("id") for info in CATALOG.values()}
+
+
 class CommandTranslator(app_commands.Translator):
+    def __init__(self) -> None:
+        # Demo choices are named by the experiments' own localized titles.
+        self.texts_id = {**_demo_titles_id(), **COMMAND_TEXTS_ID}
+
     async def translate(
         self,
         string: app_commands.locale_str,
@@ -101,7 +113,7 @@ class CommandTranslator(app_commands.Translator):
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
         if locale is discord.Locale.indonesian:
-            return COMMAND_TEXTS_ID.get(string.message)
+            return self.texts_id.get(string.message)
         return None
 
 
