@@ -180,7 +180,7 @@ class DailyJobs:
         self.scheduler.add_job(
             self.run_reveal_job,
             DateTrigger(run_date=post.reveal_at),
-            args=[post.id],
+            args=[post.id, post.guild_id],
             id=reveal_job_id(post.id),
             name=reveal_job_id(post.id),
             replace_existing=True,
@@ -214,7 +214,7 @@ class DailyJobs:
                 self.schedule_guild(config)
             await self.recover_all()
             for post in await self.daily.due_reveals(now):
-                await self._reveal_logged(post.id)
+                await self._reveal_logged(post.id, post.guild_id)
             for post in await self.daily.open_posts():
                 self.schedule_reveal(post)
             last_days = await self._last_post_days()
@@ -359,16 +359,18 @@ class DailyJobs:
 
     # -- reveals ------------------------------------------------------------------
 
-    async def run_reveal_job(self, post_id: int) -> None:
-        await self._reveal_logged(post_id)
+    async def run_reveal_job(self, post_id: int, guild_id: int | None = None) -> None:
+        await self._reveal_logged(post_id, guild_id)
 
-    async def _reveal_logged(self, post_id: int | None) -> RevealSummary | None:
+    async def _reveal_logged(
+        self, post_id: int | None, guild_id: int | None = None
+    ) -> RevealSummary | None:
         if post_id is None:
             return None
         try:
             return await self.reveal(post_id)
         except Exception:
-            log.exception("daily reveal failed", extra={"post_id": post_id})
+            log.exception("daily reveal failed", extra={"guild_id": guild_id, "post_id": post_id})
             return None
 
     async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
@@ -380,7 +382,7 @@ class DailyJobs:
             )
             earlier = list((await session.exec(query)).all())
         for post in earlier:
-            await self._reveal_logged(post.id)
+            await self._reveal_logged(post.id, guild_id)
 
     async def reveal_open(self, guild_id: int) -> RevealSummary | None:
         """`/daily reveal`: close the guild's open question now (the latest, if several)."""
