@@ -91,7 +91,6 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "Bahasa Indonesia": "Bahasa Indonesia",
     "English": "Bahasa Inggris",
     "List the quizzes": "Daftar kuis",
-    "English": "Bahasa Inggris",
 }
 
 
