@@ -257,7 +257,12 @@ class DailyService:
                     .order_by(col(DailyPost.day))
                 )
             ).all()
-        questions = [q.id for q in self.bank.all_questions(topic)]
+        if topic is None:
+            # All quizzes this server may see: shipped ones and its own, never another's.
+            quizzes = self.bank.visible_quizzes(guild_id)
+            questions = [q.id for quiz in quizzes for q in quiz.questions]
+        else:
+            questions = [q.id for q in self.bank.all_questions(topic)]
         return choose_question(guild_id, day, questions, list(history))
 
     async def claim_post(

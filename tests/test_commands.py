@@ -87,3 +87,19 @@ def test_bot_uses_no_privileged_intents(tmp_path: Path) -> None:
     bot = QuizTutorBot(make_settings(tmp_path))
     assert not bot.intents.message_content and not bot.intents.members and not bot.intents.presences
     assert bot.intents.guilds and bot.intents.guild_reactions
+
+
+def test_the_bot_process_never_imports_torch() -> None:
+    """Demos run in a worker process: importing every bot module must not load torch."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bot.app, bot.cli, bot.demo_runner, cogs.quiz, cogs.demo, cogs.daily, "
+        "cogs.stats, cogs.admin, experiments, experiments.catalog; "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr

@@ -299,3 +299,20 @@ async def test_due_reveals(daily: DailyService) -> None:
     due = await daily.due_reveals(post.reveal_at)
     assert [p.id for p in due] == [post.post_id]
     assert isinstance(due[0], DailyPost)
+
+
+async def test_a_servers_own_quiz_never_feeds_another_servers_daily(
+    daily: DailyService, bank: QuizBank
+) -> None:
+    from tests.support.db import make_quiz
+
+    bank.add(make_quiz("private", [0, 1], prefix="pv"))
+    bank.owner["private"] = 111  # uploaded by server 111
+    for offset in range(12):
+        day = date(2026, 1, 1) + timedelta(days=offset)
+        assert not (await daily.pick_question(222, day, None)).startswith("pv-")
+    picked = {
+        await daily.pick_question(111, date(2026, 1, 1) + timedelta(days=d), None)
+        for d in range(10)
+    }
+    assert any(q.startswith("pv-") for q in picked)

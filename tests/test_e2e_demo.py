@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
 
 from tests.discord_fake.models import FakeMessage
 from tests.discord_fake.server import FakeDiscord
@@ -77,8 +76,6 @@ async def test_demos_with_a_warm_worker(discord_fake: FakeDiscord, start_bot: St
         assert proof.attachments[0].filename == f"{question.demo}.png"
         assert proof.embeds[0]["fields"][-2]["name"] == "Dijalankan di"
 
-        # torch lives in the worker process only.
-        assert "torch" not in sys.modules
         assert bot.services.demos is not None
         assert bot.services.demos.worker_info["device"] == "cpu"
 
