@@ -1,0 +1,1 @@
+"""Benchmarks of quiztutor's budgets (`python -m bench [--quick] [--only NAME]`)."""

@@ -1,0 +1,254 @@
+"""Shared helpers of the benchmarks: timing, percentiles, the results table, the stand-in.
+
+Every benchmark returns `Row`s: a figure, its budget, a baseline measured in the same
+run and the ratio between them. The machines are shared and noisy, so the ratio is
+what to compare between runs; the absolute figure is what the budget is about.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import discord
+import orjson
+
+from bot.app import QuizTutorBot
+from bot.daily import OpenPost
+from bot.daily_jobs import DailyJobs
+from bot.endpoints import redirect_discord
+from tests.discord_fake.plugin import run_client
+from tests.discord_fake.server import FakeDiscord
+from tests.support.bot import make_settings
+
+# Bounded waits everywhere: a broken bot fails the benchmark instead of hanging it.
+WAIT_S = 60.0
+
+
+@dataclass
+class Row:
+    """One line of the results table."""
+
+    bench: str
+    metric: str
+    figure: float
+    unit: str
+    budget: str
+    passed: bool | None  # None: informational, no budget
+    baseline: float | None = None
+    baseline_what: str = ""
+    note: str = ""
+    # "higher": figure/baseline (throughput); "lower": figure/baseline (a cost, 1 = baseline).
+    ratio_budget: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.baseline is None or self.baseline == 0:
+            return None
+        return self.figure / self.baseline
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile, q in [0, 100] (numpy's default method)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else math.nan
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000.0
+
+
+def _fmt(value: float | None, unit: str = "") -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    return f"{text} {unit}".strip()
+
+
+def format_table(rows: Iterable[Row]) -> str:
+    header = ("benchmark", "figure", "budget", "baseline", "ratio", "pass")
+    lines: list[tuple[str, ...]] = [header]
+    for r in rows:
+        ratio = r.ratio
+        verdict = "-" if r.passed is None else ("PASS" if r.passed else "FAIL")
+        lines.append(
+            (
+                f"{r.bench}: {r.metric}",
+                _fmt(r.figure, r.unit),
+                r.budget,
+                f"{_fmt(r.baseline, r.unit)} ({r.baseline_what})" if r.baseline_what else "-",
+                "-"
+                if ratio is None
+                else f"{ratio:.2f}x" + (f" ({r.ratio_budget})" if r.ratio_budget else ""),
+                verdict,
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    out = [" | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
+    out.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def rss_mib(pid: int | str = "self") -> float:
+    """Resident set size from /proc (psutil is not a dependency)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+class Stopwatch:
+    """`with Stopwatch() as sw: ...; sw.s` (perf_counter seconds)."""
+
+    def __enter__(self) -> Stopwatch:
+        self.start = time.perf_counter()
+        self.s = 0.0
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.s = time.perf_counter() - self.start
+
+
+# -- the Discord stand-in and the real bot --------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def stand_in() -> AsyncIterator[FakeDiscord]:
+    """A started stand-in on 127.0.0.1 with discord.py pointed at it."""
+    fake = FakeDiscord()
+    await fake.start()
+    restore = redirect_discord(fake.api_base, fake.gateway_url, cdn_base=fake.url)
+    try:
+        yield fake
+    finally:
+        restore()
+        await fake.stop()
+
+
+@contextlib.contextmanager
+def workdir() -> Any:
+    with tempfile.TemporaryDirectory(prefix="quiztutor-bench-") as tmp:
+        yield Path(tmp)
+
+
+def db_url(tmp: Path) -> str:
+    # make_settings puts the database here too.
+    return f"sqlite+aiosqlite:///{tmp / 'quiztutor.db'}"
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    fake: FakeDiscord, tmp: Path, *, sync: bool = False, **overrides: Any
+) -> AsyncIterator[QuizTutorBot]:
+    """The real QuizTutorBot on a SQLite file in `tmp`, connected to the stand-in (as the
+    e2e tests start it); `sync` registers its commands in the stand-in's guild."""
+    bot = QuizTutorBot(make_settings(tmp, **overrides))
+    async with run_client(bot, fake, timeout=WAIT_S):
+        if sync:
+            guild = discord.Object(id=fake.guild.id)
+            bot.tree.copy_global_to(guild=guild)
+            await bot.tree.sync(guild=guild)
+        yield bot
+
+
+def jobs_of(bot: QuizTutorBot) -> DailyJobs:
+    jobs = getattr(bot.get_cog("DailyCog"), "jobs", None)
+    assert isinstance(jobs, DailyJobs), "the daily cog has no DailyJobs"
+    return jobs
+
+
+def gateway_ws(bot: QuizTutorBot) -> Any:
+    """Shard 0's DiscordWebSocket (discord.py's real frame parser)."""
+    info = bot.get_shard(0)
+    assert info is not None, "not connected"
+    return info._parent.ws
+
+
+async def open_daily_post(
+    bot: QuizTutorBot, guild_id: int, channel_id: int, day_offset: int = 0
+) -> tuple[OpenPost, int]:
+    """A posted, open daily question on a made-up message id; returns (post, n_choices).
+
+    Reaction grading only needs the post in the daily service; no Discord message is
+    needed because the handler never reads the message.
+    """
+    daily = bot.services.daily
+    await daily.configure(guild_id, channel_id, "12:00", "UTC", locale="en")
+    day = datetime.now(UTC).date() + timedelta(days=day_offset)
+    question = daily.bank.all_questions(None)[0]
+    post = await daily.claim_post(
+        guild_id, day, question.id, channel_id, datetime.now(UTC) + timedelta(days=2)
+    )
+    assert post is not None and post.id is not None
+    message_id = (1 << 60) + post.id
+    await daily.set_message(post.id, message_id)
+    found = await daily.post_by_message(message_id, channel_id)
+    assert found is not None
+    n_choices = len(next(iter(question.choices.values())))
+    return found, n_choices
+
+
+def reaction_frame(seq: int, post: OpenPost, user_id: int, emoji: str) -> str:
+    """A MESSAGE_REACTION_ADD gateway frame as Discord sends it (member included)."""
+    user = {
+        "id": str(user_id),
+        "username": f"u{user_id}",
+        "discriminator": "0",
+        "global_name": None,
+        "avatar": None,
+    }
+    data = {
+        "user_id": str(user_id),
+        "channel_id": str(post.channel_id),
+        "message_id": str(post.message_id),
+        "guild_id": str(post.guild_id),
+        "emoji": {"id": None, "name": emoji},
+        "burst": False,
+        "burst_colors": [],
+        "type": 0,
+        "message_author_id": "1",
+        "member": {
+            "user": user,
+            "roles": [],
+            "nick": None,
+            "avatar": None,
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+        },
+    }
+    return orjson.dumps({"op": 0, "t": "MESSAGE_REACTION_ADD", "s": seq, "d": data}).decode()
+
+
+def count_rows(tmp: Path, sql: str, params: Sequence[Any] = ()) -> int:
+    """A read on a separate sqlite3 connection: sees only committed rows."""
+    with contextlib.closing(sqlite3.connect(tmp / "quiztutor.db")) as conn:
+        return int(conn.execute(sql, params).fetchone()[0])
+
+
+async def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll (1 ms) until `predicate()`; for conditions with no event to wait on."""
+    deadline = time.perf_counter() + timeout
+    while not predicate():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.001)

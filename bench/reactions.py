@@ -1,0 +1,271 @@
+"""Budget 1: reaction grading throughput, and the shared reaction feeder.
+
+Path measured: pre-serialised MESSAGE_REACTION_ADD frames (JSON text, member payload
+included, as Discord sends them) are handed to discord.py's own
+`DiscordWebSocket.received_message` of the connected shard. So discord.py's real JSON
+decoding, parser (`parse_message_reaction_add`, Member construction), event dispatch
+(one task per event), the cog's raw listener, `DailyJobs.on_reaction`, the grading and
+the batched `AnswerWriter` commit are all in the path; only the socket read is not.
+Why not the stand-in's websocket: it sends one frame per `await ws.send_str` under a
+lock and keeps every frame for replay, so it tops out far below the bot (measured and
+reported here as its own row, so this is visible rather than hidden).
+
+Baseline (same run, same path): the grading swapped for a naive handler that opens a
+session and commits one row per reaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from bench.common import (
+    WAIT_S,
+    Row,
+    count_rows,
+    gateway_ws,
+    jobs_of,
+    open_daily_post,
+    reaction_frame,
+    running_bot,
+    stand_in,
+    workdir,
+)
+from bot.app import QuizTutorBot
+from bot.daily import AnswerStatus, DailyAnswerOutcome, OpenPost
+from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE
+from bot.storage import DailyAnswer, utcnow
+
+NAME = "reactions"
+# A socket read hands discord.py about this many ~0.6 KiB frames before the loop runs
+# anything else (64 KiB reads), so the feeder yields that often.
+FRAMES_PER_READ = 100
+USER_BASE = 10**15
+
+
+def burst_frames(
+    post: OpenPost, n_choices: int, events: int, user_base: int, seq0: int
+) -> tuple[list[str], int]:
+    """`events` frames: ~95% first answers, ~5% later changes of answer (must not count).
+
+    Returns (frames, unique answering members). Member k answers ANSWER_EMOJI[k % n].
+    """
+    changes = events // 20
+    unique = events - changes
+    order: list[tuple[int, int]] = [(k, k % n_choices) for k in range(unique)]
+    # A change of answer by every 19th member, placed after their first reaction.
+    for j in range(changes):
+        k = (j * 19) % unique
+        order.insert(min(len(order), k + 50 + j), (k, (k + 1) % n_choices))
+    frames = [
+        reaction_frame(seq0 + i, post, user_base + k, ANSWER_EMOJI[c])
+        for i, (k, c) in enumerate(order)
+    ]
+    return frames, unique
+
+
+async def feed(ws: Any, frames: list[str], on_feed: Callable[[int], None] | None = None) -> None:
+    """Hand frames to discord.py back to back, yielding once per simulated socket read."""
+    for i, frame in enumerate(frames):
+        if on_feed is not None:
+            on_feed(i)
+        await ws.received_message(frame)
+        if i % FRAMES_PER_READ == FRAMES_PER_READ - 1:
+            await asyncio.sleep(0)
+
+
+def naive_record_answer(bot: QuizTutorBot) -> Callable[..., Any]:
+    """The baseline: a session and a commit per reaction (what the writer replaces)."""
+    daily = bot.services.daily
+
+    async def record(
+        post: OpenPost, user_id: int, choice: int, now: datetime | None = None
+    ) -> DailyAnswerOutcome:
+        question = daily.bank.question(post.question_id)
+        correct = choice == question.answer
+        async with daily.db.session() as session:
+            session.add(
+                DailyAnswer(
+                    post_id=post.post_id,
+                    user_id=user_id,
+                    choice=choice,
+                    correct=correct,
+                    answered_at=now or utcnow(),
+                )
+            )
+            try:
+                await session.commit()
+            except IntegrityError:
+                await session.rollback()
+                return DailyAnswerOutcome(AnswerStatus.DUPLICATE)
+        return DailyAnswerOutcome(AnswerStatus.RECORDED, correct)
+
+    return record
+
+
+async def graded_burst(
+    bot: QuizTutorBot, post: OpenPost, n_choices: int, events: int, user_base: int
+) -> tuple[float, int]:
+    """Feed a burst; seconds until every event was handled (answers committed), uniques."""
+    jobs = jobs_of(bot)
+    ws = gateway_ws(bot)
+    frames, unique = burst_frames(post, n_choices, events, user_base, 10**7 + user_base % 10**6)
+    seen = jobs.reactions_seen
+    start = time.perf_counter()
+    await feed(ws, frames)
+    await asyncio.wait_for(jobs.wait_reactions_seen(seen + events), WAIT_S * 3)
+    return time.perf_counter() - start, unique
+
+
+def check_rows(tmp: Any, post: OpenPost, user_base: int, n_choices: int, unique: int) -> str:
+    """'' when exactly one row per member, holding their FIRST answer; else the problem."""
+    mine = "post_id = ? AND user_id BETWEEN ? AND ?"
+    span = (post.post_id, user_base, user_base + unique + 10**6)
+    rows = count_rows(tmp, f"SELECT COUNT(*) FROM daily_answer WHERE {mine}", span)
+    wrong = count_rows(
+        tmp,
+        f"SELECT COUNT(*) FROM daily_answer WHERE {mine} AND choice != (user_id - ?) % ?",
+        (*span, user_base, n_choices),
+    )
+    if rows != unique or wrong:
+        return f"rows {rows} != {unique} members or {wrong} not the first answer"
+    return ""
+
+
+async def lean_parser_rate(bot: QuizTutorBot, post: OpenPost, n_choices: int, events: int) -> float:
+    """Same frames and websocket entry point, but discord.py's reaction parser replaced by
+    a filter that builds no discord.py objects; with the GC's old objects frozen.
+    Quantifies the headroom of the change recommended in the report."""
+    jobs = jobs_of(bot)
+    parsers = bot._connection.parsers
+    original = parsers["MESSAGE_REACTION_ADD"]
+    tasks: set[asyncio.Task[Any]] = set()
+
+    def lean(data: dict[str, Any]) -> None:
+        emoji = data["emoji"]
+        if emoji.get("id") is None and emoji.get("name") in EMOJI_CHOICE:
+            task = asyncio.create_task(
+                jobs.on_reaction(
+                    int(data["message_id"]),
+                    int(data["channel_id"]),
+                    int(data["user_id"]),
+                    emoji["name"],
+                )
+            )
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    parsers["MESSAGE_REACTION_ADD"] = lean
+    gc.freeze()
+    try:
+        seconds, _ = await graded_burst(bot, post, n_choices, events, USER_BASE * 3)
+    finally:
+        parsers["MESSAGE_REACTION_ADD"] = original
+        gc.unfreeze()
+    return events / seconds
+
+
+async def stand_in_ws_rate(events: int) -> tuple[float, int]:
+    """Frames/s the stand-in's websocket delivers end to end (its own ceiling)."""
+    async with stand_in() as fake:
+        with workdir() as tmp:
+            async with running_bot(fake, tmp) as bot:
+                post, n_choices = await open_daily_post(bot, fake.guild.id, fake.channel2.id)
+                jobs = jobs_of(bot)
+                seen = jobs.reactions_seen
+                start = time.perf_counter()
+                for k in range(events):
+                    data = {
+                        "user_id": str(USER_BASE + k),
+                        "channel_id": str(post.channel_id),
+                        "message_id": str(post.message_id),
+                        "guild_id": str(post.guild_id),
+                        "emoji": {"id": None, "name": ANSWER_EMOJI[k % n_choices]},
+                        "burst": False,
+                        "burst_colors": [],
+                        "type": 0,
+                    }
+                    await fake.gateway.dispatch("MESSAGE_REACTION_ADD", data)
+                await asyncio.wait_for(jobs.wait_reactions_seen(seen + events), WAIT_S * 3)
+                elapsed = time.perf_counter() - start
+                rows = count_rows(
+                    tmp, "SELECT COUNT(*) FROM daily_answer WHERE post_id = ?", (post.post_id,)
+                )
+    return events / elapsed, rows
+
+
+async def run(quick: bool) -> list[Row]:
+    events = 500 if quick else 20_000
+    naive_events = 200 if quick else 2_000
+    ws_events = 200 if quick else 3_000
+    async with stand_in() as fake:
+        with workdir() as tmp:
+            async with running_bot(fake, tmp) as bot:
+                daily = bot.services.daily
+                post, n = await open_daily_post(bot, fake.guild.id, fake.channel2.id)
+                naive_post, _ = await open_daily_post(
+                    bot, fake.guild.id, fake.channel2.id, day_offset=1
+                )
+                # Warm the path (first-use costs: statement cache, parser, listener).
+                await graded_burst(bot, post, n, 100, USER_BASE * 2)
+                batched_s, unique = await graded_burst(bot, post, n, events, USER_BASE)
+                problem = check_rows(tmp, post, USER_BASE, n, unique)
+                real = daily.record_answer
+                daily.record_answer = naive_record_answer(bot)  # type: ignore[method-assign]
+                try:
+                    naive_s, naive_unique = await graded_burst(
+                        bot, naive_post, n, naive_events, USER_BASE
+                    )
+                finally:
+                    daily.record_answer = real  # type: ignore[method-assign]
+                naive_problem = check_rows(tmp, naive_post, USER_BASE, n, naive_unique)
+                lean_rate = await lean_parser_rate(bot, post, n, events)
+    rate = events / batched_s
+    naive_rate = naive_events / naive_s
+    ws_rate, ws_rows = await stand_in_ws_rate(ws_events)
+    ok = not problem
+    return [
+        Row(
+            NAME,
+            f"graded/s, burst of {events:,}",
+            rate,
+            "/s",
+            ">=10,000/s and >=10x naive",
+            ok and rate >= 10_000 and rate >= 10 * naive_rate,
+            baseline=naive_rate,
+            baseline_what=f"naive, {naive_events:,}",
+            ratio_budget=">=10x",
+            note=problem
+            or f"{unique:,} rows for {unique:,} members (+{events - unique:,} changed answers"
+            f" ignored); naive: {naive_problem or 'rows ok'}",
+        ),
+        Row(
+            NAME,
+            "what-if: lean reaction parser + gc.freeze",
+            lean_rate,
+            "/s",
+            "(info)",
+            None,
+            baseline=rate,
+            baseline_what="as shipped",
+            note="MESSAGE_REACTION_ADD parsed by a 5-line filter instead of discord.py's "
+            "RawReactionActionEvent+Member (see README Performance)",
+        ),
+        Row(
+            NAME,
+            "stand-in websocket ceiling",
+            ws_rate,
+            "/s",
+            "(info)",
+            None if ws_rows == ws_events else False,
+            baseline=rate,
+            baseline_what="parser feed",
+            note=f"{ws_events:,} events through the stand-in's ws; {ws_rows:,} rows",
+        ),
+    ]
