@@ -1,0 +1,146 @@
+"""Budget 2: grading latency under a steady reaction load (payload -> committed row).
+
+Frames are paced at `rate`/s into discord.py's websocket parser (same path as
+`bench.reactions`). Latency per reaction: from just before its frame is handed to
+discord.py until `record_answer` returns, which is after the AnswerWriter committed
+the row. Baseline (same run): the same latency for single reactions on an idle bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+from typing import Any
+
+from bench.common import (
+    WAIT_S,
+    Row,
+    count_rows,
+    gateway_ws,
+    jobs_of,
+    median,
+    ms,
+    open_daily_post,
+    percentile,
+    reaction_frame,
+    running_bot,
+    stand_in,
+    workdir,
+)
+from bot.app import QuizTutorBot
+from bot.daily import DailyAnswerOutcome, OpenPost
+from bot.daily_jobs import ANSWER_EMOJI
+
+NAME = "grading_latency"
+
+
+class Load:
+    """Offers `rate` reactions/s for `seconds` on `post`; records per-reaction latency."""
+
+    def __init__(self, bot: QuizTutorBot, post: OpenPost, n_choices: int, user_base: int) -> None:
+        self.bot = bot
+        self.post = post
+        self.n_choices = n_choices
+        self.user_base = user_base
+        self.fed: dict[int, float] = {}
+        self.done: dict[int, float] = {}
+        self.offered = 0
+        daily = bot.services.daily
+        self._real = daily.record_answer
+
+        async def timed(
+            post: OpenPost, user_id: int, choice: int, now: datetime | None = None
+        ) -> DailyAnswerOutcome:
+            outcome = await self._real(post, user_id, choice, now)
+            self.done[user_id] = time.perf_counter()
+            return outcome
+
+        daily.record_answer = timed  # type: ignore[method-assign]
+
+    def restore(self) -> None:
+        self.bot.services.daily.record_answer = self._real  # type: ignore[method-assign]
+
+    async def offer(self, rate: float, seconds: float) -> None:
+        ws = gateway_ws(self.bot)
+        total = int(rate * seconds)
+        frames = [
+            reaction_frame(
+                2 * 10**8 + self.offered + i,
+                self.post,
+                self.user_base + self.offered + i,
+                ANSWER_EMOJI[i % self.n_choices],
+            )
+            for i in range(total)
+        ]
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        i = 0
+        while i < total:
+            due = min(total, int((loop.time() - start) * rate) + 1)
+            while i < due:
+                self.fed[self.user_base + self.offered + i] = time.perf_counter()
+                await ws.received_message(frames[i])
+                i += 1
+            await asyncio.sleep(0.001)
+        self.offered += total
+
+    async def settle(self) -> None:
+        await asyncio.wait_for(_until(lambda: len(self.done) >= len(self.fed)), WAIT_S)
+
+    def latencies_ms(self) -> list[float]:
+        return [ms(self.done[u] - t) for u, t in self.fed.items() if u in self.done]
+
+
+async def _until(predicate: Any) -> None:
+    while not predicate():
+        await asyncio.sleep(0.005)
+
+
+async def idle_latency_ms(bot: QuizTutorBot, post: OpenPost, n: int, samples: int) -> list[float]:
+    load = Load(bot, post, n, 5 * 10**15)
+    try:
+        for _ in range(samples):
+            await load.offer(1000, 0.001)  # one reaction
+            await load.settle()
+            await asyncio.sleep(0.01)
+    finally:
+        load.restore()
+    return load.latencies_ms()
+
+
+async def run(quick: bool) -> list[Row]:
+    rate, seconds = (200.0, 1.0) if quick else (2000.0, 10.0)
+    async with stand_in() as fake:
+        with workdir() as tmp:
+            async with running_bot(fake, tmp) as bot:
+                post, n = await open_daily_post(bot, fake.guild.id, fake.channel2.id)
+                idle = await idle_latency_ms(bot, post, n, 20 if quick else 100)
+                load = Load(bot, post, n, 10**15)
+                try:
+                    await load.offer(rate, seconds)
+                    await load.settle()
+                finally:
+                    load.restore()
+                lat = load.latencies_ms()
+                rows = count_rows(
+                    tmp,
+                    "SELECT COUNT(*) FROM daily_answer WHERE post_id = ? AND user_id BETWEEN ? AND ?",
+                    (post.post_id, 10**15, 10**15 + len(load.fed)),
+                )
+                assert jobs_of(bot).reactions_seen >= len(load.fed)
+    p99 = percentile(lat, 99)
+    return [
+        Row(
+            NAME,
+            f"p99 at {rate:,.0f}/s for {seconds:g} s",
+            p99,
+            "ms",
+            "<=25 ms",
+            p99 <= 25 and rows == len(load.fed),
+            baseline=median(idle),
+            baseline_what="idle median",
+            note=f"p50 {percentile(lat, 50):.1f} ms, max {max(lat):.1f} ms; "
+            f"{rows:,}/{len(load.fed):,} rows committed",
+        )
+    ]
