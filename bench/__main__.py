@@ -14,7 +14,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable
 
-from bench.common import Row, format_table
+from bench.common import Row, close_shared, format_table
 
 # Order: the cheap, in-process ones first; module name == benchmark name.
 BENCHMARKS = ("reactions", "grading_latency", "interactions", "demo", "memory", "schedule")
@@ -42,6 +42,7 @@ async def run_all(names: list[str], quick: bool) -> tuple[list[Row], list[str]]:
         for row in got:
             if row.note:
                 print(f"[bench]   {row.metric}: {row.note}", file=sys.stderr)
+    await close_shared()
     return rows, crashed
 
 

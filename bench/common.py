@@ -252,3 +252,49 @@ async def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> 
         if time.perf_counter() > deadline:
             raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
         await asyncio.sleep(0.001)
+
+
+# -- one bot with a warm demo worker, shared by the benchmarks that need it ---------------
+
+
+@dataclass
+class DemoBot:
+    fake: FakeDiscord
+    bot: QuizTutorBot
+    tmp: Path
+    warmup_s: float  # bot start until the worker finished its warm-up
+
+
+_shared: tuple[contextlib.AsyncExitStack, DemoBot] | None = None
+
+
+async def demo_bot() -> DemoBot:
+    """The stand-in + a bot with its warm torch worker, started once per run (the worker's
+    spawn, torch import and warm-up cost seconds; `interactions` and `demo` share it)."""
+    global _shared
+    if _shared is None:
+        stack = contextlib.AsyncExitStack()
+        fake = await stack.enter_async_context(stand_in())
+        tmp = stack.enter_context(workdir())
+        start = time.perf_counter()
+        bot = await stack.enter_async_context(
+            running_bot(fake, tmp, sync=True, demo_worker=True, demo_device="cpu")
+        )
+        await asyncio.wait_for(bot._demo_warmup, 180)  # type: ignore[attr-defined]
+        _shared = (stack, DemoBot(fake, bot, tmp, time.perf_counter() - start))
+    return _shared[1]
+
+
+async def close_shared() -> None:
+    global _shared
+    if _shared is not None:
+        stack, _shared = _shared[0], None
+        await stack.aclose()
+
+
+def new_members(fake: FakeDiscord, count: int, prefix: str) -> list[Any]:
+    """Fresh guild members (no cooldowns, no open quiz sessions)."""
+    users = [fake.add_user(f"{prefix}{i}") for i in range(count)]
+    for user in users:
+        fake.add_member(fake.guild, user)
+    return users
