@@ -113,7 +113,7 @@ class DemoRunner:
         start_timeout: float = 180.0,
         device: str = "auto",
         start_method: str = "spawn",
-        torch_threads: int | None = None,
+        torch_threads: int | None = 1,
         warm_up: bool = True,
     ) -> None:
         if start_method not in ("spawn", "forkserver"):
@@ -123,6 +123,8 @@ class DemoRunner:
         self.timeout = timeout
         self.start_timeout = start_timeout
         self.device = device
+        # Demos use tiny tensors: one intra-op thread is as fast and avoids OpenMP
+        # spin contention with the bot process on small hosts (None = torch default).
         self.torch_threads = torch_threads
         self.warm_up = warm_up
         self._ctx: Any = multiprocessing.get_context(start_method)  # spawn/forkserver

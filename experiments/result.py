@@ -17,8 +17,12 @@ def jsonable(obj: Any) -> Any:
         return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [jsonable(v) for v in obj]
-    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
+    # Exact builtins only: str/int subclasses such as torch's TorchVersion would drag
+    # torch into the bot process when the payload is unpickled there.
+    if isinstance(obj, bool) or obj is None:
         return obj
+    if isinstance(obj, str):
+        return str(obj)
     if isinstance(obj, int):
         return int(obj)
     if hasattr(obj, "item") and callable(obj.item):  # numpy / 0-d torch scalar

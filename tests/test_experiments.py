@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import importlib
+import io
 import json
+import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +22,8 @@ from experiments.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = torch.device("cpu")
+# Tiny tensors: one intra-op thread avoids OpenMP contention on a busy 2-core box.
+torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +67,20 @@ def test_every_demo_returns_png_snippet_and_json(results: dict[str, DemoResult],
     module = importlib.import_module(EXPERIMENTS[name].module)
     # The snippet shown to users is really the code that runs.
     assert snippet_in_sync(module.SNIPPET, *module.SNIPPET_FUNCS), name
+
+
+class _BuiltinsOnly(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> None:
+        raise AssertionError(f"payload references {module}.{name}")
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_payload_is_plain_builtins(results: dict[str, DemoResult], name: str) -> None:
+    # The bot unpickles this; any torch/numpy object would import torch there.
+    payload = results[name].to_payload()
+    data = pickle.dumps(payload)
+    assert _BuiltinsOnly(io.BytesIO(data)).load() == payload
+    assert DemoResult.from_payload(payload).to_dict() == results[name].to_dict()
 
 
 def test_snippet_check_detects_drift() -> None:
@@ -224,6 +243,7 @@ def test_cli_json_contract_subprocess() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "experiments", "accumulation", "--json", "--micro-batches", "2"],
         cwd=ROOT,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
         capture_output=True,
         text=True,
         timeout=120,
