@@ -1,0 +1,454 @@
+"""Reliability: SIGKILL mid-flood, two bot processes on one database, gateway drops,
+restarts around the scheduled minute, Discord refusals and rate limits.
+
+Subprocess tests run the real `quiztutor run` (tests/support/subprocess_bot.py) against
+the Discord stand-in; in-process tests use `start_bot`. Every wait is on observable
+state (the stand-in's messages, the database, the bot's start-up marker), bounded.
+"""
+
+# ruff: noqa: ASYNC109
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from datetime import UTC, timedelta
+from pathlib import Path
+
+import pytest
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlmodel import select
+
+from bot.daily import DailyService
+from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, guild_job_id
+from bot.quizbank import SHIPPED_DIR, QuizBank
+from bot.storage import DailyAnswer, Database
+from tests.discord_fake import FakeMessage, FakeUser
+from tests.discord_fake.server import FakeDiscord
+from tests.support.bot import StartBot
+from tests.support.subprocess_bot import BotProcess, bot_env, sqlite_rows
+from tests.test_daily_jobs import DAY1, G1, G2, T0, Clock, FakePublisher, configure
+from tests.test_e2e_admin import other_guild
+from tests.test_e2e_daily import (
+    bot_reactions_done,
+    choices_of,
+    is_daily_post,
+    passed_today,
+    setup_daily,
+    started,
+    the_post,
+)
+from tests.test_e2e_quiz import button, letters
+
+WAIT = 20.0
+FLOOD_MEMBERS = 400
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+async def preconfigure_daily(db_path: Path, fake: FakeDiscord) -> None:
+    """What `/daily setup` stores, written before the bot starts: a post time 2 min ago
+    in a zone where it is about noon, so the bot's start-up catch-up posts today's."""
+    zone, time = passed_today()
+    db = await Database.open(f"sqlite+aiosqlite:///{db_path}")
+    try:
+        daily_service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
+        await daily_service.configure(fake.guild.id, fake.channel2.id, time, zone, locale="en")
+    finally:
+        await db.close()
+
+
+def add_members(fake: FakeDiscord, n: int) -> list[FakeUser]:
+    users = [fake.add_user(f"member{i:04d}") for i in range(n)]
+    for user in users:
+        fake.add_member(fake.guild, user)
+    return users
+
+
+def answer_rows(db_path: Path) -> list[tuple[int, int]]:
+    return [
+        (int(p), int(u))
+        for p, u in sqlite_rows(db_path, "SELECT post_id, user_id FROM daily_answer")
+    ]
+
+
+async def wait_rows(db_path: Path, at_least: int, timeout: float) -> int:
+    """Polls the other process's database until it holds `at_least` answers."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        count = len(await asyncio.to_thread(answer_rows, db_path))
+        if count >= at_least:
+            return count
+        if loop.time() > deadline:
+            raise TimeoutError(f"{count} answers stored, expected {at_least} within {timeout}s")
+        await asyncio.sleep(0.02)  # a poll interval, not a synchronisation point
+
+
+def integrity(db_path: Path) -> list[str]:
+    return [str(r[0]) for r in sqlite_rows(db_path, "PRAGMA integrity_check")]
+
+
+async def daily_message(fake: FakeDiscord, n_choices: int | None = None) -> FakeMessage:
+    message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
+    await fake.wait_until(
+        lambda: fake.bot_user.id in message.reactors(ANSWER_EMOJI[1]), WAIT, "bot reactions"
+    )
+    return message
+
+
+def daily_posts(fake: FakeDiscord) -> list[FakeMessage]:
+    return [m for m in fake.messages(fake.channel2) if is_daily_post(m)]
+
+
+# -- crash safety -----------------------------------------------------------------------
+
+
+async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
+    discord_fake: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = discord_fake
+    db_path = tmp_path / "quiztutor.db"
+    await preconfigure_daily(db_path, fake)
+    members = add_members(fake, FLOOD_MEMBERS)
+    env = bot_env(fake.env(), db_path)
+
+    first = await BotProcess(env, tmp_path / "bot1.log").start()
+    try:
+        assert await first.wait_started(WAIT) == 0
+        await fake.wait_connected(WAIT)
+        message = await daily_message(fake)
+        [(post_id, question_id, n_db)] = [
+            (int(r[0]), str(r[1]), 1)
+            for r in sqlite_rows(db_path, "SELECT id, question_id, 1 FROM daily_post")
+        ]
+        assert n_db == 1
+        n_choices = len(QuizBank.load([SHIPPED_DIR]).question(question_id).choice_texts("en"))
+        await fake.wait_until(
+            lambda: all(fake.bot_user.id in message.reactors(e) for e in ANSWER_EMOJI[:n_choices]),
+            WAIT,
+            "all answer reactions of the bot",
+        )
+
+        rng = random.Random(7)
+        half = FLOOD_MEMBERS // 2
+        delivered_live = 0
+        for index, member in enumerate(members):
+            if index == half:
+                # Mid-flood: the bot lags behind the stand-in (events wait in its socket,
+                # answers in its writer's queue). As soon as it demonstrably records,
+                # kill it; the second half reaches nobody (made while it is down).
+                await wait_rows(db_path, 1, WAIT)
+                await first.kill()
+                delivered_live = index
+            await fake.react(message, member, ANSWER_EMOJI[rng.randrange(n_choices)])
+    finally:
+        if first.proc is not None and first.proc.returncode is None:
+            await first.kill()
+
+    recorded_before = len(answer_rows(db_path))
+    assert integrity(db_path) == ["ok"]
+    delivered = sum(len(message.reactors(e)) for e in ANSWER_EMOJI) - n_choices  # minus the bot's
+    assert delivered == FLOOD_MEMBERS
+
+    second = await BotProcess(env, tmp_path / "bot2.log").start()
+    try:
+        recovered = await second.wait_started(WAIT)
+        rows = answer_rows(db_path)
+        await fake.wait_connected(WAIT)
+        # Restarted after the post: no second post for the day.
+        assert len(daily_posts(fake)) == 1
+        assert await second.stop() == 0
+    finally:
+        if second.proc is not None and second.proc.returncode is None:
+            await second.kill()
+
+    users = {u for p, u in rows if p == post_id}
+    duplicated = len(rows) - len(set(rows))
+    print(
+        f"\nkill/flood figures: delivered={delivered} (to the live bot: {delivered_live}, "
+        f"after the kill: {delivered - delivered_live}), recorded_before_kill={recorded_before}, "
+        f"recovered_at_start={recovered}, final={len(rows)}, duplicated={duplicated}"
+    )
+    assert users == {m.id for m in members}
+    assert len(rows) == len(users) == delivered
+    assert recorded_before + recovered == len(rows)
+    assert duplicated == 0
+    assert 0 < recorded_before < delivered
+    assert integrity(db_path) == ["ok"]
+
+
+# -- exactly one daily post ------------------------------------------------------------
+
+
+async def test_two_bot_processes_post_once_and_count_each_answer_once(
+    discord_fake: FakeDiscord, tmp_path: Path
+) -> None:
+    fake = discord_fake
+    db_path = tmp_path / "quiztutor.db"
+    await preconfigure_daily(db_path, fake)
+    members = add_members(fake, 40)
+    env = bot_env(fake.env(), db_path)
+    bots = [BotProcess(env, tmp_path / f"bot{i}.log") for i in (1, 2)]
+    try:
+        await asyncio.gather(*(b.start() for b in bots))
+        # Both ran their start-up catch-up for the same missed post, concurrently.
+        await asyncio.gather(*(b.wait_started(WAIT) for b in bots))
+        await fake.wait_until(
+            lambda: len(fake.gateway.connected) == 2, WAIT, "two gateway sessions"
+        )
+        message = await daily_message(fake)
+        rng = random.Random(3)
+        for member in members:  # every event reaches both processes
+            await fake.react(message, member, ANSWER_EMOJI[rng.randrange(2)])
+        await wait_rows(db_path, len(members), WAIT)
+        assert [await b.stop() for b in bots] == [0, 0]  # graceful: writers flushed
+    finally:
+        for b in bots:
+            if b.proc is not None and b.proc.returncode is None:
+                await b.kill()
+    assert len(daily_posts(fake)) == 1
+    assert sqlite_rows(db_path, "SELECT COUNT(*) FROM daily_post") == [(1,)]
+    rows = answer_rows(db_path)
+    assert len(rows) == len(set(rows)) == len(members)
+    assert integrity(db_path) == ["ok"]
+
+
+async def test_restarts_around_the_scheduled_minute_post_once_and_never_late(
+    open_db: Callable[[], Awaitable[Database]], bank: QuizBank
+) -> None:
+    clock = Clock(T0)
+    publisher = FakePublisher()
+    services: list[DailyService] = []
+    schedulers: list[AsyncIOScheduler] = []
+
+    async def make_daily() -> DailyService:  # one "process" on the shared file
+        service = DailyService(await open_db(), bank, clock=clock)
+        await service.start()
+        services.append(service)
+        return service
+
+    def make_jobs(service: DailyService) -> DailyJobs:
+        scheduler = AsyncIOScheduler(timezone=UTC)
+        scheduler.start(paused=True)  # jobs are stored, run only when called here
+        schedulers.append(scheduler)
+        return DailyJobs(service, publisher, scheduler, clock=clock)
+
+    try:
+        await _restarts_around_the_minute(make_daily, make_jobs, publisher, clock)
+    finally:
+        for scheduler in schedulers:
+            scheduler.shutdown(wait=False)
+        for service in services:
+            await service.close()
+
+
+async def _restarts_around_the_minute(
+    make_daily: Callable[[], Awaitable[DailyService]],
+    make_jobs: Callable[[DailyService], DailyJobs],
+    publisher: FakePublisher,
+    clock: Clock,
+) -> None:
+    daily = await make_daily()
+    await configure(daily, G1)  # 07:30 Asia/Jakarta, revealed before the next post
+    await configure(daily, G2, reveal_after=2)  # 07:30, revealed at 09:30
+    # Started 30 s before the minute, then killed: nothing is posted early.
+    clock.now = T0 - timedelta(seconds=30)
+    await make_jobs(daily).start()
+    assert publisher.posts == []
+    # Restarted 30 s after the minute: the missed posts are caught up once...
+    clock.now = T0 + timedelta(seconds=30)
+    restarted = make_jobs(await make_daily())
+    await restarted.start()
+    assert sorted((g, d) for g, d, _, _ in publisher.posts) == [(G1, DAY1), (G2, DAY1)]
+    # ...and its cron job, firing late for the same minute (coalesced), posts nothing more.
+    await restarted.run_post_job(G1)
+    await restarted.run_post_job(G2)
+    clock.now = T0 + timedelta(minutes=1)
+    await make_jobs(await make_daily()).start()
+    assert len(publisher.posts) == 2
+
+    # Day 2, the jobs fire 3 h late (event loop stalled): G2's day ended at its 09:30
+    # reveal, so it is not posted late; G1's question is open until tomorrow: posted.
+    clock.now = T0 + timedelta(days=1, hours=3)
+    await asyncio.gather(restarted.run_post_job(G2), restarted.run_post_job(G1))
+    day2 = DAY1 + timedelta(days=1)
+    assert (G1, day2) in [(g, d) for g, d, _, _ in publisher.posts]
+    assert (G2, day2) not in [(g, d) for g, d, _, _ in publisher.posts]
+
+    # Day 3 at the minute: one process's cron job and another's start-up catch-up race.
+    clock.now = T0 + timedelta(days=2, seconds=1)
+    other = make_jobs(await make_daily())
+    await asyncio.gather(restarted.run_post_job(G1), other.start())
+    day3 = DAY1 + timedelta(days=2)
+    assert [(g, d) for g, d, _, _ in publisher.posts].count((G1, day3)) == 1
+    assert [(g, d) for g, d, _, _ in publisher.posts].count((G2, day3)) == 1
+
+
+# -- gateway drops ------------------------------------------------------------------------
+
+
+async def answers_of(bot_db: Database, post_id: int) -> dict[int, int]:
+    async with bot_db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
+    return {a.user_id: a.choice for a in rows}
+
+
+async def test_gateway_drops_during_quiz_and_daily_window(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    bob, citra, dora = fake.users_list
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        jobs = await started(bot)
+        await setup_daily(fake, zone, time)
+        quiz = await fake.slash(bob, "quiz start", topic="gradient-accumulation", questions=3)
+        assert quiz.message is not None
+        right, _ = await letters(bot, bob)
+        await fake.click(quiz.message, button(quiz.message, right), bob)
+
+        # The gateway drops at the scheduled minute: the post goes out over REST anyway.
+        await fake.drop_gateway()
+        await jobs.run_post_job(fake.guild.id)
+        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
+        post = await the_post(bot, message.id)
+        n, right_choice, wrong_choice = choices_of(bot, post)
+        await bot_reactions_done(fake, message, n)
+        seen = jobs.reactions_seen
+        # Reactions while the bot is disconnected: replayed on RESUME, graded once.
+        await fake.react(message, citra, ANSWER_EMOJI[right_choice])
+        await fake.react(message, dora, ANSWER_EMOJI[wrong_choice])
+        await fake.wait_connected(WAIT)
+        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 2), WAIT)
+        assert post.id is not None
+        assert await answers_of(bot.services.db, post.id) == {
+            citra.id: right_choice,
+            dora.id: wrong_choice,
+        }
+        # The quiz session goes on after the drop.
+        shown = fake.message(quiz.message.id)
+        step = await fake.click(shown, button(shown, "Next"), bob)
+        assert step.embeds[0]["title"] == "Question 2/3"
+
+        # A drop that cannot be resumed: the bot identifies again (on_ready fires again).
+        await fake.drop_gateway(resumable=False)
+        await fake.wait_connected(WAIT)
+        assert fake.gateway.identifies == 2
+        right, _ = await letters(bot, bob)
+        shown = fake.message(quiz.message.id)
+        answered = await fake.click(shown, button(shown, right), bob)
+        assert answered.embeds[0]["fields"][0]["name"] == "✅ Correct!"
+        # Still one post for the day, however often the gateway came back.
+        await jobs.run_post_job(fake.guild.id)
+        assert len(daily_posts(fake)) == 1
+
+
+async def poll_answer(bot_db: Database, post_id: int, user_id: int, timeout: float) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while user_id not in await answers_of(bot_db, post_id):
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.05)  # a poll interval on the database, not a synchronisation
+    return True
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG cogs/daily.py DailyCog: events of a gateway session that could not be "
+    "resumed are never replayed and recovery only runs at process start",
+)
+async def test_reaction_during_a_non_resumable_drop_is_graded(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    bob = fake.users_list[0]
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        jobs = await started(bot)
+        await setup_daily(fake, zone, time)
+        await jobs.run_post_job(fake.guild.id)
+        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
+        post = await the_post(bot, message.id)
+        n, right_choice, _ = choices_of(bot, post)
+        await bot_reactions_done(fake, message, n)
+        await fake.drop_gateway(resumable=False)
+        await fake.react(message, bob, ANSWER_EMOJI[right_choice])  # lost with the session
+        await fake.wait_connected(WAIT)
+        assert post.id is not None
+        assert await poll_answer(bot.services.db, post.id, bob.id, 3.0), (
+            "a reaction made during a non-resumable gateway drop was never graded"
+        )
+
+
+# -- Discord refusals and rate limits -------------------------------------------------
+
+
+async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    zone, time = passed_today()
+    async with start_bot() as bot:
+        jobs = await started(bot)
+        other = await other_guild(fake, bot)
+        olga = next(m.user for m in other.members.values() if m.user.username == "olga_admin")
+        eve = next(m.user for m in other.members.values() if m.user.username == "eve")
+        other_channel = other.text_channels[0]
+        await setup_daily(fake, zone, time)
+        res = await fake.slash(
+            olga,
+            "daily setup",
+            channel=other_channel,
+            options={"channel": other_channel},
+            time=time,
+            timezone=zone,
+        )
+        assert "✅" in res.text, res.text
+
+        # This guild's channel refuses posts (403); the other guild's reactions get a 429.
+        fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=403, code=50013)
+        limited = fake.rate_limit("PUT", rf"/channels/{other_channel.id}/messages/\d+/reactions/")
+        await asyncio.gather(jobs.run_post_job(fake.guild.id), jobs.run_post_job(other.id))
+
+        config = await bot.services.daily.config(fake.guild.id)
+        assert config is not None and not config.enabled and config.disabled_reason == "forbidden"
+        assert bot.services.scheduler.get_job(guild_job_id(fake.guild.id)) is None
+        assert daily_posts(fake) == []
+        told = await fake.slash(fake.admin, "daily status")
+        assert "missing permissions" in told.text
+
+        # The other guild posted, and the 429 was waited out: every answer reaction is there.
+        posted = await fake.wait_for_message(is_daily_post, WAIT, channel=other_channel)
+        post = await the_post(bot, posted.id)
+        n, right_choice, _ = choices_of(bot, post)
+        await bot_reactions_done(fake, posted, n)
+        assert limited.hits == 1
+        assert bot.services.scheduler.get_job(guild_job_id(other.id)) is not None
+        seen = jobs.reactions_seen
+        await fake.react(posted, eve, ANSWER_EMOJI[right_choice])
+        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 1), WAIT)
+        assert post.id is not None
+        assert await answers_of(bot.services.db, post.id) == {eve.id: right_choice}
+
+        # Only adding the answer reactions is forbidden (no Add Reactions permission):
+        # the question stays up, the schedule stays on, members' own reactions count.
+        fake.clear_failures()
+        fake.fail("PUT", rf"/channels/{fake.channel2.id}/messages/\d+/reactions/")
+        await setup_daily(fake, zone, time)  # the admin fixed the channel: on again
+        now = await fake.slash(fake.admin, "daily now")
+        await now.wait_followup(lambda m: "✅" in m.text())
+        [message] = daily_posts(fake)
+        assert message.reactions == {}
+        config = await bot.services.daily.config(fake.guild.id)
+        assert config is not None and config.enabled
+        bob = fake.users_list[0]
+        seen = jobs.reactions_seen
+        await fake.react(message, bob, ANSWER_EMOJI[0])
+        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 1), WAIT)
+        mine = await the_post(bot, message.id)
+        assert mine.id is not None
+        assert await answers_of(bot.services.db, mine.id) == {bob.id: 0}
