@@ -245,15 +245,6 @@ def count_rows(tmp: Path, sql: str, params: Sequence[Any] = ()) -> int:
         return int(conn.execute(sql, params).fetchone()[0])
 
 
-async def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll (1 ms) until `predicate()`; for conditions with no event to wait on."""
-    deadline = time.perf_counter() + timeout
-    while not predicate():
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.001)
-
-
 # -- one bot with a warm demo worker, shared by the benchmarks that need it ---------------
 
 
@@ -298,3 +289,55 @@ def new_members(fake: FakeDiscord, count: int, prefix: str) -> list[Any]:
     for user in users:
         fake.add_member(fake.guild, user)
     return users
+
+
+def noon_zone() -> tuple[str, datetime]:
+    """A fixed-offset IANA zone where it is about noon now (no post time wraps midnight)."""
+    now = datetime.now(UTC)
+    for offset in range(-12, 15):
+        local = now + timedelta(hours=offset)
+        if local.hour == 12:
+            name = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
+            return name, local
+    raise AssertionError("some offset in -12..+14 has local noon")
+
+
+async def seed_database(
+    tmp: Path,
+    channels: Sequence[int],
+    guild_ids: Sequence[int],
+    post_times: Sequence[str],
+    answers: int = 0,
+) -> None:
+    """Migrate, then bulk-insert daily configs (one per guild) and settled posts carrying
+    `answers` answers (1,000 per post), with plain sqlite3: seeding is not what we time."""
+    from bot.storage import Database
+
+    db = await Database.open(db_url(tmp))
+    await db.close()
+    zone, _ = noon_zone()
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    with contextlib.closing(sqlite3.connect(tmp / "quiztutor.db")) as conn:
+        conn.executemany(
+            "INSERT INTO guild_daily_config (guild_id, channel_id, post_time, timezone, topic,"
+            " reveal_after_hours, enabled, locale, disabled_reason, admin_notified, updated_at)"
+            " VALUES (?, ?, ?, ?, NULL, NULL, 1, 'en', NULL, 0, ?)",
+            [
+                (g, c, t, zone, stamp)
+                for g, c, t in zip(guild_ids, channels, post_times, strict=True)
+            ],
+        )
+        per_post = 1000
+        for p in range(answers // per_post):
+            day = (datetime.now(UTC).date() - timedelta(days=p + 1)).isoformat()
+            cur = conn.execute(
+                "INSERT INTO daily_post (guild_id, day, question_id, channel_id, message_id,"
+                " claimed_at, posted_at, reveal_at, settled) VALUES (?, ?, 'ga-01', ?, ?, ?, ?, ?, 1)",
+                (guild_ids[0], day, channels[0], 10**17 + p, stamp, stamp, stamp),
+            )
+            conn.executemany(
+                "INSERT INTO daily_answer (post_id, user_id, choice, correct, answered_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(cur.lastrowid, 10**15 + u, u % 4, u % 4 == 0, stamp) for u in range(per_post)],
+            )
+        conn.commit()

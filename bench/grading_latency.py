@@ -46,6 +46,7 @@ class Load:
         self.fed: dict[int, float] = {}
         self.done: dict[int, float] = {}
         self.offered = 0
+        self._caught_up = asyncio.Event()
         daily = bot.services.daily
         self._real = daily.record_answer
 
@@ -54,6 +55,8 @@ class Load:
         ) -> DailyAnswerOutcome:
             outcome = await self._real(post, user_id, choice, now)
             self.done[user_id] = time.perf_counter()
+            if len(self.done) >= len(self.fed):
+                self._caught_up.set()
             return outcome
 
         daily.record_answer = timed  # type: ignore[method-assign]
@@ -90,11 +93,6 @@ class Load:
 
     def latencies_ms(self) -> list[float]:
         return [ms(self.done[u] - t) for u, t in self.fed.items() if u in self.done]
-
-
-async def _until(predicate: Any) -> None:
-    while not predicate():
-        await asyncio.sleep(0.005)
 
 
 async def idle_latency_ms(bot: QuizTutorBot, post: OpenPost, n: int, samples: int) -> list[float]:

@@ -1,0 +1,129 @@
+"""Budget 4: `/demo accumulation` (defaults), command -> final message with its plot.
+
+Warm: the bot's own worker, warmed up at bot start (`DemoRunner.start` in setup_hook).
+Cold: a fresh worker that imported torch but ran nothing (`warm_up=False`) swapped in.
+Baseline (same run): the time the worker itself reports for the demo (compute + plot,
+"Ran on ... in X s"), so the ratio is the bot's + IPC's + Discord's share.
+`probe` (full run only) splits the worker time into compute and plotting, first call
+vs later calls, one torch thread vs torch's default, in a separate process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+import time
+
+from bench.common import DemoBot, Row, demo_bot, median, new_members
+from bot.demo_runner import DemoRunner
+
+NAME = "demo"
+
+PROBE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import torch
+torch.set_num_threads(int(sys.argv[1]) or torch.get_num_threads())
+from experiments import accumulation
+from experiments._common import resolve_device
+dev = resolve_device("cpu")
+out = {"import_s": time.perf_counter() - t0, "threads": torch.get_num_threads()}
+for i in range(3):  # run0 pays first-call costs
+    t = time.perf_counter(); numbers = accumulation.compute(dev, 4, 8); c = time.perf_counter() - t
+    t = time.perf_counter(); accumulation.plot(numbers); p = time.perf_counter() - t
+    out[f"run{i}"] = {"compute_s": round(c, 3), "plot_s": round(p, 3)}
+print(json.dumps(out))
+"""
+
+
+async def one_demo(env: DemoBot, tag: str) -> tuple[float, float]:
+    """(seconds command -> final message with the plot, seconds the worker reported)."""
+    (member,) = new_members(env.fake, 1, tag)
+    start = time.perf_counter()
+    res = await env.fake.slash(member, "demo", name="accumulation")
+    final = await res.wait_original(lambda m: bool(m.attachments), timeout=120)
+    total = time.perf_counter() - start
+    fields = {f["name"]: f["value"] for f in final.embeds[0]["fields"]}
+    found = re.search(r"in (\d+\.\d+) s", fields.get("Ran on", ""))
+    return total, float(found.group(1)) if found else float("nan")
+
+
+def probe(threads: int) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(threads)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+async def run(quick: bool) -> list[Row]:
+    samples = 1 if quick else 5
+    env = await demo_bot()
+    info = env.bot.services.demos.worker_info if env.bot.services.demos else {}
+    warm = [await one_demo(env, f"warm{i}") for i in range(samples)]
+    warm_total = median([t for t, _ in warm])
+    worker_s = median([w for _, w in warm])
+    rows = [
+        Row(
+            NAME,
+            "warm median, command -> plot",
+            warm_total,
+            "s",
+            "<=1.0 s",
+            warm_total <= 1.0,
+            baseline=worker_s,
+            baseline_what="in-worker compute+plot",
+            note=f"n={samples}; worker start {info.get('ready_s')} s "
+            f"(torch import {info.get('import_s')} s), bot start -> warm {env.warmup_s:.1f} s, "
+            "in parallel with READY",
+        )
+    ]
+    if not quick:
+        demos = env.bot.services.demos
+        assert demos is not None
+        fresh = DemoRunner(device="cpu", warm_up=False)
+        spawn = time.perf_counter()
+        await fresh.start()
+        spawn_s = time.perf_counter() - spawn
+        env.bot.services.demos = fresh
+        try:
+            cold_total, cold_worker = await one_demo(env, "cold")
+        finally:
+            env.bot.services.demos = demos
+            await fresh.close()
+        rows.append(
+            Row(
+                NAME,
+                "cold, fresh worker (torch imported, no warm-up)",
+                cold_total,
+                "s",
+                "(info)",
+                None,
+                baseline=warm_total,
+                baseline_what="warm median",
+                note=f"in-worker {cold_worker:.2f} s; spawn+import before it {spawn_s:.1f} s",
+            )
+        )
+        # One after the other: in parallel they would share the 2 cores.
+        one = await asyncio.to_thread(probe, 1)
+        default = await asyncio.to_thread(probe, 0)
+        rows.append(
+            Row(
+                NAME,
+                "probe: plot share of a warm run",
+                float(one["run2"]["plot_s"]),  # type: ignore[index]
+                "s",
+                "(info)",
+                None,
+                baseline=float(one["run2"]["compute_s"]),  # type: ignore[index]
+                baseline_what="compute",
+                note=f"1 thread: {one}; default threads: {default}",
+            )
+        )
+    return rows

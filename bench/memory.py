@@ -1,0 +1,174 @@
+"""Budget 5: bot RSS with 1,000 guilds configured and 10,000 answers; start-up to READY.
+
+RSS: the bot runs as `python -m bot run` in a subprocess against the stand-in (which
+serves 1,000 guilds, so discord.py's guild cache is real), demo worker on; VmRSS of
+the bot process only, read from /proc after its first answered interaction; the
+worker (a child process) is reported apart, and the bot's memory map is checked for
+libtorch. Baseline: a bare interpreter that imported the bot's libraries.
+Start-up: in-process, `QuizTutorBot(settings)` -> login -> gateway READY -> on_ready
+(discord.py's guild_ready_timeout shortened to 0.05 s as in the e2e tests, since the
+stand-in sends every GUILD_CREATE at once), with the worker spawning in parallel.
+Baseline: a bare `discord.Client` reaching READY against the same stand-in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import discord
+
+from bench.common import (
+    Row,
+    db_url,
+    noon_zone,
+    rss_mib,
+    running_bot,
+    seed_database,
+    stand_in,
+    workdir,
+)
+from bot.app import bot_intents
+from tests.discord_fake.plugin import run_client
+
+NAME = "memory"
+REPO = Path(__file__).resolve().parent.parent
+IMPORTS = (
+    "import discord, sqlalchemy, sqlmodel, aiosqlite, apscheduler, pydantic, yaml, orjson;"
+    "from pathlib import Path;"
+    "print([l for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('VmRSS')][0].split()[1])"
+)
+
+
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(c) for c in text]
+    return found
+
+
+async def run(quick: bool) -> list[Row]:
+    guilds = 50 if quick else 1000
+    answers = 1000 if quick else 10_000
+    async with stand_in() as fake:
+        extra = [fake.add_guild(f"g{i}", channels=("daily",)) for i in range(guilds - 1)]
+        all_guilds = [fake.guild, *extra]
+        _, local = noon_zone()
+        times = [(local + timedelta(minutes=60 + i % 600)).strftime("%H:%M") for i in range(guilds)]
+        with workdir() as tmp:
+            await seed_database(
+                tmp,
+                [g.text_channels[0].id for g in all_guilds],
+                [g.id for g in all_guilds],
+                times,
+                answers,
+            )
+            # Baseline start-up: a bare client, same intents, same stand-in.
+            bare = discord.Client(intents=bot_intents())
+            start = time.perf_counter()
+            async with run_client(bare, fake):
+                bare_s = time.perf_counter() - start
+            start = time.perf_counter()
+            async with running_bot(fake, tmp, sync=True, demo_worker=not quick) as bot:
+                ready_s = time.perf_counter() - start
+                demos = bot.services.demos
+                warm_done = demos is None or bot._demo_warmup.done()
+            # The bot process as deployed.
+            env = {
+                **os.environ,
+                **fake.env(),
+                "DATABASE_URL": db_url(tmp),
+                "DEMO_WORKER": "false" if quick else "true",
+                "DEMO_DEVICE": "cpu",
+                "LOG_LEVEL": "WARNING",
+                "QUIZ_COOLDOWN_S": "0",
+                "PYTHONPATH": str(REPO),
+            }
+            start = time.perf_counter()
+            proc = subprocess.Popen(  # noqa: ASYNC220 -- returns at once; we poll it
+                [sys.executable, "-m", "bot", "run"],
+                cwd=tmp,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            try:
+                member = fake.users_list[0]
+                first_s = None
+                deadline = time.perf_counter() + 60
+                while first_s is None:
+                    if proc.poll() is not None or time.perf_counter() > deadline:
+                        err = proc.stderr.read().decode() if proc.stderr else ""
+                        raise RuntimeError(f"bot subprocess did not answer: {err[-2000:]}")
+                    if fake.gateway.connected:
+                        try:
+                            await fake.slash(member, "quiz start", questions=1, timeout=1.0)
+                            first_s = time.perf_counter() - start
+                        except (TimeoutError, AssertionError):
+                            pass
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(1.0)  # let start-up work (jobs, catch-up checks) settle
+                rss = rss_mib(proc.pid)
+                maps = Path(f"/proc/{proc.pid}/maps").read_text()  # noqa: ASYNC240 -- procfs
+                torch_in_bot = "libtorch" in maps
+                workers = children(proc.pid)
+                worker_rss = sum(rss_mib(w) for w in workers if os.path.exists(f"/proc/{w}"))
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    floor = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", IMPORTS],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    floor_mib = int(floor.stdout.strip()) / 1024
+    return [
+        Row(
+            NAME,
+            f"bot RSS, {guilds:,} guilds, {answers:,} answers",
+            rss,
+            "MiB",
+            "<120 MiB, no torch",
+            rss < 120 and not torch_in_bot,
+            baseline=floor_mib,
+            baseline_what="imports only",
+            note=f"libtorch mapped in bot: {torch_in_bot}; worker processes {len(workers)},"
+            f" {worker_rss:.0f} MiB",
+        ),
+        Row(
+            NAME,
+            "start-up to READY (in-process)",
+            ready_s,
+            "s",
+            "<2 s",
+            ready_s < 2.0,
+            baseline=bare_s,
+            baseline_what="bare discord.Client",
+            note=f"worker warm-up still running at READY: {not warm_done} (in parallel)",
+        ),
+        Row(
+            NAME,
+            "process spawn -> first /quiz start answered",
+            first_s,
+            "s",
+            "(info)",
+            None,
+            baseline=ready_s,
+            baseline_what="in-process READY",
+            note="includes the interpreter and imports (~2 s here)",
+        ),
+    ]
