@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime
-from typing import Any
 
 from bench.common import (
     WAIT_S,
@@ -89,7 +88,9 @@ class Load:
         self.offered += total
 
     async def settle(self) -> None:
-        await asyncio.wait_for(_until(lambda: len(self.done) >= len(self.fed)), WAIT_S)
+        while len(self.done) < len(self.fed):
+            self._caught_up.clear()
+            await asyncio.wait_for(self._caught_up.wait(), WAIT_S)
 
     def latencies_ms(self) -> list[float]:
         return [ms(self.done[u] - t) for u, t in self.fed.items() if u in self.done]

@@ -119,7 +119,7 @@ async def run(quick: bool) -> list[Row]:
                 maps = Path(f"/proc/{proc.pid}/maps").read_text()  # noqa: ASYNC240 -- procfs
                 torch_in_bot = "libtorch" in maps
                 workers = children(proc.pid)
-                worker_rss = sum(rss_mib(w) for w in workers if os.path.exists(f"/proc/{w}"))
+                worker_rss = sum(rss_mib(w) for w in workers)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
