@@ -14,7 +14,7 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -65,6 +65,12 @@ def bot_intents() -> discord.Intents:
     return intents
 
 
+def shard_options(settings: Settings) -> dict[str, Any]:
+    if settings.shard_count is None:
+        return {}
+    return {"shard_count": settings.shard_count, "shard_ids": settings.shard_ids}
+
+
 class QuizTutorBot(commands.AutoShardedBot):
     def __init__(self, settings: Settings, *, sync_only: bool = False) -> None:
         super().__init__(
@@ -76,11 +82,20 @@ class QuizTutorBot(commands.AutoShardedBot):
             max_messages=None,
             chunk_guilds_at_startup=False,
             allowed_mentions=discord.AllowedMentions.none(),
+            # Several processes split the shards between them (see README, Scaling out).
+            **shard_options(settings),
         )
         self.settings = settings
         self.sync_only = sync_only
         self._services: Services | None = None
         self.started = asyncio.Event()
+
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process runs the shard of `guild_id` (Discord's formula)."""
+        settings = self.settings
+        if settings.shard_count is None or settings.shard_ids is None:
+            return True
+        return (guild_id >> 22) % settings.shard_count in settings.shard_ids
 
     @property
     def services(self) -> Services:

@@ -139,8 +139,12 @@ class DailyJobs:
         *,
         clock: Callable[[], datetime] = utcnow,
         max_concurrent_posts: int = MAX_CONCURRENT_POSTS,
+        owns_guild: Callable[[int], bool] = lambda guild_id: True,
     ) -> None:
         self.daily = daily
+        # With several bot processes (shards split across hosts) each one schedules only
+        # the guilds of its own shards; the UNIQUE(guild_id, day) claim stays the backstop.
+        self.owns_guild = owns_guild
         self.publisher = publisher
         self.scheduler = scheduler
         self.clock = clock
@@ -208,15 +212,17 @@ class DailyJobs:
         """Once per process, after the services exist (never again on reconnect)."""
         try:
             now = self.clock()
-            configs = await self.daily.enabled_configs()
+            configs = [c for c in await self.daily.enabled_configs() if self.owns_guild(c.guild_id)]
             # Cheap and first: the day's posts must not wait for the slow REST reads below.
             for config in configs:
                 self.schedule_guild(config)
             await self.recover_all()
             for post in await self.daily.due_reveals(now):
-                await self._reveal_logged(post.id, post.guild_id)
+                if self.owns_guild(post.guild_id):
+                    await self._reveal_logged(post.id, post.guild_id)
             for post in await self.daily.open_posts():
-                self.schedule_reveal(post)
+                if self.owns_guild(post.guild_id):
+                    self.schedule_reveal(post)
             last_days = await self._last_post_days()
             await asyncio.gather(
                 *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
@@ -259,7 +265,8 @@ class DailyJobs:
                     )
                     return 0
 
-        return sum(await asyncio.gather(*(one(p) for p in await self.daily.open_posts())))
+        posts = [p for p in await self.daily.open_posts() if self.owns_guild(p.guild_id)]
+        return sum(await asyncio.gather(*(one(p) for p in posts)))
 
     async def recover(self, post: DailyPost) -> int:
         reactions = await self.publisher.fetch_reactions(post)

@@ -35,7 +35,12 @@ class Settings(BaseSettings):
         default=True, description="Start the torch worker process at bot start."
     )
     quiz_cooldown_s: float = Field(default=3.0, ge=0)
-    catch_up: bool = Field(default=True, description="Make today's missed daily post at start.")
+    shard_count: int | None = Field(
+        default=None, ge=1, description="Total shards across all processes."
+    )
+    shard_ids: list[int] | None = Field(
+        default=None, description="The shards this process runs, as a JSON list."
+    )
 
     @field_validator("log_level")
     @classmethod

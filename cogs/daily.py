@@ -191,7 +191,9 @@ class DailyCog(commands.Cog):
         self.jobs: DailyJobs | None = None
         if not bot.sync_only:
             services = bot.services
-            self.jobs = DailyJobs(services.daily, self.publisher, services.scheduler)
+            self.jobs = DailyJobs(
+                services.daily, self.publisher, services.scheduler, owns_guild=bot.owns_guild
+            )
             if bot.user is not None:
                 self.jobs.bot_user_id = bot.user.id
 

@@ -393,3 +393,32 @@ async def test_offline_reactions_are_recovered_once(
     # The restarted process re-created the reveal job of the open post.
     assert restarted.scheduler is not None
     assert restarted.scheduler.get_job(reveal_job_id(post.id)) is not None  # type: ignore[arg-type]
+
+
+async def test_a_process_schedules_only_the_guilds_of_its_shards(
+    daily: DailyService, publisher: FakePublisher, clock: Clock
+) -> None:
+    from pathlib import Path
+
+    from bot.app import QuizTutorBot
+    from tests.support.bot import make_settings
+
+    bot = QuizTutorBot(make_settings(Path("."), shard_count=2, shard_ids=[1]))
+    assert [bot.owns_guild(g) for g in (0 << 22, 1 << 22, 2 << 22, 3 << 22)] == [
+        False,
+        True,
+        False,
+        True,
+    ]
+    clock.now = T0 - timedelta(hours=1)
+    even, odd = 10 << 22, 11 << 22
+    await configure(daily, even)
+    await configure(daily, odd)
+    scheduler = AsyncIOScheduler(timezone=UTC)
+    scheduler.start(paused=True)
+    try:
+        jobs = DailyJobs(daily, publisher, scheduler, clock=clock, owns_guild=bot.owns_guild)
+        await jobs.start()
+        assert [job.id for job in scheduler.get_jobs()] == [guild_job_id(odd)]
+    finally:
+        scheduler.shutdown(wait=False)
