@@ -65,7 +65,7 @@ async def demos_running(env: DemoBot) -> AsyncIterator[list[int]]:
 
 
 async def run(quick: bool) -> list[Row]:
-    count = 3 if quick else 40
+    count = 2 if quick else 40
     env = await demo_bot()
     fake = env.fake
     floor: list[float] = []
@@ -83,7 +83,7 @@ async def run(quick: bool) -> list[Row]:
     load = Load(env.bot, post, n, 7 * 10**15)
     rate = 200.0 if quick else 2000.0
     try:
-        offer = asyncio.create_task(load.offer(rate, 2.0 if quick else 10.0))
+        offer = asyncio.create_task(load.offer(rate, 1.0 if quick else 10.0))
         await asyncio.sleep(0.2)
         during_load = await sample(env, count, "load")
         await offer

@@ -243,7 +243,8 @@ async def run(quick: bool) -> list[Row]:
             ratio_budget=">=10x",
             note=problem
             or f"{unique:,} rows for {unique:,} members (+{events - unique:,} changed answers"
-            f" ignored); naive: {naive_problem or 'rows ok'}",
+            f" ignored); naive handler: {naive_problem.replace('!=', 'for') or 'rows ok'}"
+            " (its concurrent sessions may commit a changed answer first)",
         ),
         Row(
             NAME,

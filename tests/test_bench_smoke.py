@@ -1,0 +1,33 @@
+"""Every benchmark at tiny sizes (`python -m bench --quick`), so none of them can rot.
+
+Checks that each runs to the end and reports its rows; budgets are not asserted here
+(tiny sizes on a shared machine say nothing about them), except correctness checks
+that hold at any size, which each benchmark folds into its pass/fail.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.__main__ import BENCHMARKS
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_benchmark_runs_at_quick_sizes() -> None:
+    # A subprocess: the benchmarks run their own event loop and redirect discord.py.
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr[-4000:]  # 2 = a benchmark crashed
+    table = done.stdout
+    for name in BENCHMARKS:
+        assert f"{name}: " in table, f"no row of {name}:\n{table}\n{done.stderr[-2000:]}"
+    # Lost or double-counted answers are wrong at any size.
+    assert "!= " not in done.stderr, done.stderr[-2000:]
