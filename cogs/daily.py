@@ -21,7 +21,7 @@ from bot.daily import RevealSummary
 from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, PublishRefused
 from bot.errors import UserError
 from bot.i18n import t
-from bot.quizbank import pick_locale
+from bot.quizbank import Question, pick_locale
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.common import (
     BRAND_COLOUR,
@@ -32,6 +32,7 @@ from cogs.common import (
     send_ephemeral,
     services_of,
 )
+from cogs.demo import ShowDemoButton
 from cogs.render import EMBED_FIELD_MAX, clip, daily_embed, reveal_embed
 
 if TYPE_CHECKING:
@@ -109,9 +110,11 @@ class DiscordPublisher:
     async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
         assert post.message_id is not None
         records = self._records(summary, locale)
+        question: Question | None
         try:
             question = self.bot.services.bank.question(post.question_id)
         except KeyError:
+            question = None
             embed = discord.Embed(
                 description=t(
                     "daily.answer_unavailable",
@@ -124,6 +127,11 @@ class DiscordPublisher:
             )
         else:
             embed = reveal_embed(question, locale, summary, records)
+        view = discord.utils.MISSING
+        if question is not None and question.demo:
+            # The same persistent "Show me" button as in /quiz: anyone can see the proof.
+            view = discord.ui.View(timeout=None)
+            view.add_item(ShowDemoButton(question.demo, label=t("quiz.show_me", locale)))
         reference = discord.MessageReference(
             message_id=post.message_id,
             channel_id=post.channel_id,
@@ -132,7 +140,7 @@ class DiscordPublisher:
         )
         try:
             await self._channel(post.channel_id, post.guild_id).send(
-                embed=embed, reference=reference
+                embed=embed, reference=reference, view=view
             )
         except discord.HTTPException as exc:
             refused = _refusal(exc)

@@ -225,6 +225,9 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
         assert int(answer.message_reference["message_id"]) == message.id  # type: ignore[index]
         assert "2 of 3 answered correctly" in answer.text()
         assert "— **2**" in answer.text() and "— **1**" in answer.text()
+        # The reveal offers the question's demo (every shipped question names one).
+        question = bot.services.bank.question(post.question_id)
+        assert f"demo:{question.demo}" in answer.custom_ids()
         streaks = bot.services.streaks
         assert (await streaks.streak(fake.guild.id, bob.id)).current == 1
         assert (await streaks.streak(fake.guild.id, citra.id)).current == 0
