@@ -124,6 +124,33 @@ def one_answer_each(reactions: Sequence[tuple[int, int]]) -> list[tuple[int, int
     return [(u, next(iter(choices[u]))) for u in order if len(choices[u]) == 1]
 
 
+class Milestones:
+    """A counter that can be awaited until it reaches a value (no polling, no sleeps)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+
+    def bump(self) -> None:
+        self.count += 1
+        if self._waiters:
+            still = []
+            for target, future in self._waiters:
+                if self.count >= target:
+                    if not future.done():
+                        future.set_result(None)
+                else:
+                    still.append((target, future))
+            self._waiters = still
+
+    async def reached(self, target: int) -> None:
+        if self.count >= target:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((target, future))
+        await future
+
+
 class DailyJobs:
     """`jobs = DailyJobs(daily, publisher, scheduler); await jobs.start()`.
 
@@ -155,8 +182,9 @@ class DailyJobs:
         self._revealing: set[int] = set()
         self.started = asyncio.Event()
         # Reaction events seen by `on_reaction` (counted or ignored), for tests and benchmarks.
-        self.reactions_seen = 0
-        self._seen_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._reactions_seen = Milestones()
+        # Completed passes of reading open posts' reactions (start-up and new sessions).
+        self.recoveries = Milestones()
 
     # -- scheduling -------------------------------------------------------------
 
@@ -266,7 +294,10 @@ class DailyJobs:
                     return 0
 
         posts = [p for p in await self.daily.open_posts() if self.owns_guild(p.guild_id)]
-        return sum(await asyncio.gather(*(one(p) for p in posts)))
+        try:
+            return sum(await asyncio.gather(*(one(p) for p in posts)))
+        finally:
+            self.recoveries.bump()
 
     async def recover(self, post: DailyPost) -> int:
         reactions = await self.publisher.fetch_reactions(post)
@@ -456,24 +487,12 @@ class DailyJobs:
             outcome = await self.daily.record_answer(post, user_id, choice)
             return outcome.status
         finally:
-            self.reactions_seen += 1
-            if self._seen_waiters:
-                self._wake_seen()
+            self._reactions_seen.bump()
 
-    def _wake_seen(self) -> None:
-        pending = []
-        for target, fut in self._seen_waiters:
-            if self.reactions_seen >= target:
-                if not fut.done():
-                    fut.set_result(None)
-            else:
-                pending.append((target, fut))
-        self._seen_waiters = pending
+    @property
+    def reactions_seen(self) -> int:
+        return self._reactions_seen.count
 
     async def wait_reactions_seen(self, count: int) -> None:
         """Until `on_reaction` has finished `count` events (tests and benchmarks)."""
-        if self.reactions_seen >= count:
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._seen_waiters.append((count, fut))
-        await fut
+        await self._reactions_seen.reached(count)

@@ -197,6 +197,7 @@ class DailyCog(commands.Cog):
         self.bot = bot
         self.publisher = DiscordPublisher(bot)
         self.jobs: DailyJobs | None = None
+        self._shards_seen: set[int] = set()
         if not bot.sync_only:
             services = bot.services
             self.jobs = DailyJobs(
@@ -227,6 +228,26 @@ class DailyCog(commands.Cog):
             await jobs.start()
         except Exception:
             log.exception("daily start-up failed")
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        # READY after a fresh IDENTIFY (not a RESUME): the events Discord sent to the lost
+        # session are gone, so read the open posts' reactions again (idempotent). The
+        # first READY of each shard is covered by the start-up recovery.
+        if shard_id not in self._shards_seen:
+            self._shards_seen.add(shard_id)
+            return
+        jobs = self.jobs
+        if jobs is None:
+            return
+        await jobs.started.wait()
+        try:
+            recovered = await jobs.recover_all()
+        except Exception:
+            log.exception("re-reading daily reactions after a new gateway session failed")
+            return
+        if recovered:
+            log.info("graded %d reactions missed during a gateway outage", recovered)
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:

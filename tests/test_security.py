@@ -166,7 +166,7 @@ async def test_forged_and_expired_buttons_are_refused_without_changes(
             # The real session, but a choice the question does not have.
             (f"qz:{session_id}:1:a:5", "⚠️ Choice 6 doesn't exist (1–4)."),
             # The real session, a question number it is not at.
-            (f"qz:{session_id}:7:a:0", "⚠️ Question 7 is already behind you"),
+            (f"qz:{session_id}:7:a:0", "⚠️ That button belongs to question 7, not the current one."),
         ]
         for custom_id, expected in cases:
             clicked = await fake.click(forged(message, real, custom_id), custom_id, bob)

@@ -128,8 +128,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "Kuis ini sudah tidak aktif; mulai yang baru dengan /kuis mulai.",
     },
     "quiz.old_question": {
-        "en": "Question {number} is already behind you; answer the current one.",
-        "id": "Soal {number} sudah lewat; jawab soal yang sekarang.",
+        "en": "That button belongs to question {number}, not the current one.",
+        "id": "Tombol itu milik soal {number}, bukan soal yang sekarang.",
     },
     "quiz.bad_choice": {
         "en": "Choice {position} doesn't exist (1–{max}).",
