@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -65,25 +65,37 @@ async def test_start_is_warm_and_runs_accumulation(runner: DemoRunner) -> None:
     json.loads(res.to_json())
 
 
+def position_recorder(seen: list[int]) -> tuple[Callable[[int], None], dict[int, asyncio.Event]]:
+    """A queue-position callback plus one event per position, to wait on instead of sleeping."""
+    reached = {position: asyncio.Event() for position in range(4)}
+
+    def record(position: int) -> None:
+        seen.append(position)
+        reached[position].set()
+
+    return record, reached
+
+
 async def test_queue_positions_reported_in_fifo_order(runner: DemoRunner) -> None:
     seen: dict[str, list[int]] = {"a": [], "b": [], "c": []}
-    a = asyncio.create_task(
-        runner.run("_sleep", {"seconds": 1}, on_queue_position=seen["a"].append)
-    )
-    await asyncio.sleep(0)  # let a take the slot first
+    record_a, a_at = position_recorder(seen["a"])
+    a = asyncio.create_task(runner.run("_sleep", {"seconds": 1}, on_queue_position=record_a))
+    await asyncio.wait_for(a_at[0].wait(), 30)  # a holds the worker
+
+    record_c, c_at = position_recorder(seen["c"])
 
     async def report_c(pos: int) -> None:  # async callbacks are supported too
-        seen["c"].append(pos)
+        record_c(pos)
 
     b = asyncio.create_task(
         runner.run("_sleep", {"seconds": 0}, on_queue_position=seen["b"].append)
     )
     c = asyncio.create_task(runner.run("_sleep", {"seconds": 0}, on_queue_position=report_c))
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(c_at[2].wait(), 30)  # c queued behind b
     assert runner.queue_length == 2
     assert runner.busy
     await asyncio.gather(a, b, c)
-    await asyncio.sleep(0)  # let async callback tasks finish
+    await asyncio.wait_for(c_at[0].wait(), 30)  # c's async callback ran to the end
     assert seen == {"a": [0], "b": [1, 0], "c": [2, 1, 0]}
     assert runner.queue_length == 0 and not runner.busy
 
@@ -92,15 +104,17 @@ async def test_queue_full_and_cancelled_waiter(runner: DemoRunner) -> None:
     runner.max_queue = 2
     try:
         seen: list[int] = []
-        a = asyncio.create_task(runner.run("_sleep", {"seconds": 1}))
-        await asyncio.sleep(0)
+        record_a, a_at = position_recorder([])
+        a = asyncio.create_task(runner.run("_sleep", {"seconds": 1}, on_queue_position=record_a))
+        await asyncio.wait_for(a_at[0].wait(), 30)
         b = asyncio.create_task(runner.run("_sleep", {"seconds": 0}))
-        c = asyncio.create_task(runner.run("_sleep", {"seconds": 0}, on_queue_position=seen.append))
-        await asyncio.sleep(0.05)
+        record_c, c_at = position_recorder(seen)
+        c = asyncio.create_task(runner.run("_sleep", {"seconds": 0}, on_queue_position=record_c))
+        await asyncio.wait_for(c_at[2].wait(), 30)
         with pytest.raises(DemoQueueFull):
             await runner.run("formats")
         b.cancel()  # a waiter leaving the queue moves the others up
-        await asyncio.sleep(0)
+        await asyncio.wait({b})
         assert runner.queue_length == 1
         await asyncio.gather(a, c)
         with pytest.raises(asyncio.CancelledError):
