@@ -375,6 +375,27 @@ class DailyService:
         self, post: OpenPost, user_id: int, choice: int, now: datetime | None = None
     ) -> DailyAnswerOutcome:
         """Grade one reaction; only a member's first answer counts (choice as written)."""
+        queued = self.record_answer_nowait(post, user_id, choice, now)
+        if isinstance(queued, DailyAnswerOutcome):
+            return queued
+        correct, written = queued
+        if not await written:
+            return DailyAnswerOutcome(AnswerStatus.DUPLICATE)
+        return DailyAnswerOutcome(AnswerStatus.RECORDED, correct)
+
+    def open_post_in_memory(self, message_id: int) -> OpenPost | None:
+        """The open post of a message if this process knows it (no query)."""
+        return self._open.get(message_id)
+
+    def record_answer_nowait(
+        self, post: OpenPost, user_id: int, choice: int, now: datetime | None = None
+    ) -> DailyAnswerOutcome | tuple[bool, asyncio.Future[bool]]:
+        """Grade and queue without awaiting the commit (the gateway hot path).
+
+        Returns the outcome when nothing is written (closed, invalid), else whether the
+        answer is correct and the writer's future: True once committed as the member's
+        first answer, False for a duplicate.
+        """
         now = now or self.clock()
         grading = self._grading(post.question_id)
         if post.post_id in self._closed or now >= post.reveal_at or grading is None:
@@ -383,10 +404,7 @@ class DailyService:
         if not 0 <= choice < n_choices:
             return DailyAnswerOutcome(AnswerStatus.INVALID)
         correct = choice == answer
-        new = await self.writer.submit(post.post_id, user_id, choice, correct, now)
-        if not new:
-            return DailyAnswerOutcome(AnswerStatus.DUPLICATE)
-        return DailyAnswerOutcome(AnswerStatus.RECORDED, correct)
+        return correct, self.writer.enqueue(post.post_id, user_id, choice, correct, now)
 
     async def recover_answers(
         self,

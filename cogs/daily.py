@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.daily import RevealSummary
-from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, PublishRefused
+from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs, PublishRefused
 from bot.errors import UserError
 from bot.i18n import t
 from bot.quizbank import Question, pick_locale
@@ -38,6 +38,7 @@ from cogs.render import EMBED_FIELD_MAX, clip, daily_embed, reveal_embed
 if TYPE_CHECKING:
     from bot.app import QuizTutorBot
 
+EVENT = "MESSAGE_REACTION_ADD"
 log = logging.getLogger("quiztutor.daily")
 
 
@@ -198,6 +199,7 @@ class DailyCog(commands.Cog):
         self.publisher = DiscordPublisher(bot)
         self.jobs: DailyJobs | None = None
         self._shards_seen: set[int] = set()
+        self.full_reaction_parser: Any = None  # discord.py's own, kept for the fallback
         if not bot.sync_only:
             services = bot.services
             self.jobs = DailyJobs(
@@ -205,6 +207,7 @@ class DailyCog(commands.Cog):
             )
             if bot.user is not None:
                 self.jobs.bot_user_id = bot.user.id
+            self.install_fast_reaction_parser()
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
@@ -217,6 +220,33 @@ class DailyCog(commands.Cog):
         return self.jobs
 
     # -- events -------------------------------------------------------------------
+
+    def install_fast_reaction_parser(self) -> None:
+        """Grade answer reactions on known open posts straight from the gateway payload.
+
+        discord.py builds a Member and a raw event and starts a task for every reaction;
+        at thousands per second that is most of the cost. Reactions this filter does
+        not take (other emoji, posts from another process) go through discord.py as
+        usual and reach `on_raw_reaction_add`. `ConnectionState.parsers` is internal
+        to discord.py: if it is missing, the normal path simply serves everything.
+        """
+        jobs = self.jobs
+        parsers = getattr(self.bot._connection, "parsers", None)
+        if jobs is None or not isinstance(parsers, dict) or EVENT not in parsers:
+            return
+        full_path = self.full_reaction_parser = parsers[EVENT]
+
+        def parse_reaction_add(data: dict[str, Any]) -> None:
+            emoji = data.get("emoji") or {}
+            if emoji.get("id") is None:
+                choice = EMOJI_CHOICE.get(emoji.get("name") or "")
+                if choice is not None and jobs.grade_in_memory(
+                    int(data["message_id"]), int(data["user_id"]), choice
+                ):
+                    return
+            full_path(data)
+
+        parsers[EVENT] = parse_reaction_add
 
     @commands.Cog.listener()
     async def on_services_ready(self) -> None:

@@ -68,11 +68,17 @@ class AnswerWriter:
     async def submit(
         self, post_id: int, user_id: int, choice: int, correct: bool, answered_at: datetime
     ) -> bool:
+        return await self.enqueue(post_id, user_id, choice, correct, answered_at)
+
+    def enqueue(
+        self, post_id: int, user_id: int, choice: int, correct: bool, answered_at: datetime
+    ) -> asyncio.Future[bool]:
+        """Queue an answer without waiting; the future resolves after the commit."""
         if self._task is None or self._closing:
             raise WriterClosed("the answer writer is not running")
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Pending(post_id, user_id, choice, correct, answered_at, future))
-        return await future
+        return future
 
     async def close(self) -> None:
         """Stop accepting answers, write everything queued, then end the task."""
