@@ -30,6 +30,7 @@ from bot.endpoints import redirect_discord
 from tests.discord_fake.plugin import run_client
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import make_settings
+from tests.support.daily import noon_zone
 
 # Bounded waits everywhere: a broken bot fails the benchmark instead of hanging it.
 WAIT_S = 60.0
@@ -289,17 +290,6 @@ def new_members(fake: FakeDiscord, count: int, prefix: str) -> list[Any]:
     for user in users:
         fake.add_member(fake.guild, user)
     return users
-
-
-def noon_zone() -> tuple[str, datetime]:
-    """A fixed-offset IANA zone where it is about noon now (no post time wraps midnight)."""
-    now = datetime.now(UTC)
-    for offset in range(-12, 15):
-        local = now + timedelta(hours=offset)
-        if local.hour == 12:
-            name = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
-            return name, local
-    raise AssertionError("some offset in -12..+14 has local noon")
 
 
 async def seed_database(

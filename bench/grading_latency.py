@@ -2,8 +2,8 @@
 
 Frames are paced at `rate`/s into discord.py's websocket parser (same path as
 `bench.reactions`). Latency per reaction: from just before its frame is handed to
-discord.py until `record_answer` returns, which is after the AnswerWriter committed
-the row. Baseline (same run): the same latency for single reactions on an idle bot.
+discord.py until its answer is committed by the AnswerWriter (the fast path's queued future
+resolves). Baseline (same run): the same latency for single reactions on an idle bot.
 """
 
 from __future__ import annotations
@@ -47,21 +47,28 @@ class Load:
         self.offered = 0
         self._caught_up = asyncio.Event()
         daily = bot.services.daily
-        self._real = daily.record_answer
+        self._real = daily.record_answer_nowait
 
-        async def timed(
+        # The gateway fast path queues each answer; it counts as done once committed.
+        def timed(
             post: OpenPost, user_id: int, choice: int, now: datetime | None = None
-        ) -> DailyAnswerOutcome:
-            outcome = await self._real(post, user_id, choice, now)
-            self.done[user_id] = time.perf_counter()
-            if len(self.done) >= len(self.fed):
-                self._caught_up.set()
-            return outcome
+        ) -> DailyAnswerOutcome | tuple[bool, asyncio.Future[bool]]:
+            queued = self._real(post, user_id, choice, now)
+            if isinstance(queued, tuple):
+                queued[1].add_done_callback(lambda _: self._finished(user_id))
+            else:
+                self._finished(user_id)
+            return queued
 
-        daily.record_answer = timed  # type: ignore[method-assign]
+        daily.record_answer_nowait = timed  # type: ignore[method-assign]
+
+    def _finished(self, user_id: int) -> None:
+        self.done[user_id] = time.perf_counter()
+        if len(self.done) >= len(self.fed):
+            self._caught_up.set()
 
     def restore(self) -> None:
-        self.bot.services.daily.record_answer = self._real  # type: ignore[method-assign]
+        self.bot.services.daily.record_answer_nowait = self._real  # type: ignore[method-assign]
 
     async def offer(self, rate: float, seconds: float) -> None:
         ws = gateway_ws(self.bot)

@@ -30,14 +30,9 @@ from bot.storage import Database
 from bot.storage.database import alembic_config
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
-from tests.test_e2e_daily import (
-    bot_reactions_done,
-    choices_of,
-    is_daily_post,
-    passed_today,
-    setup_daily,
+from tests.support.daily import (
+    post_todays_question,
     started,
-    the_post,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,15 +105,8 @@ async def test_backup_while_the_bot_writes_then_restore(
     fake = discord_fake
     db_path = tmp_path / "quiztutor.db"
     copy = tmp_path / "backups" / "copy.db"
-    zone, time = passed_today()
     async with start_bot() as bot:
-        jobs = await started(bot)
-        await setup_daily(fake, zone, time)
-        await jobs.run_post_job(fake.guild.id)
-        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
-        post = await the_post(bot, message.id)
-        n, _, _ = choices_of(bot, post)
-        await bot_reactions_done(fake, message, n)
+        jobs, message, _post, (n, _, _) = await post_todays_question(fake, bot)
         seen = jobs.reactions_seen
 
         backup_done = asyncio.Event()

@@ -26,18 +26,19 @@ from bot.storage import DailyAnswer, Database
 from tests.discord_fake import FakeMessage, FakeUser
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
-from tests.support.subprocess_bot import BotProcess, bot_env, sqlite_rows
-from tests.test_daily_jobs import DAY1, G1, G2, T0, Clock, FakePublisher, configure
-from tests.test_e2e_admin import other_guild
-from tests.test_e2e_daily import (
+from tests.support.daily import (
     bot_reactions_done,
     choices_of,
     is_daily_post,
     passed_today,
+    post_todays_question,
     setup_daily,
     started,
     the_post,
 )
+from tests.support.subprocess_bot import BotProcess, bot_env, sqlite_rows
+from tests.test_daily_jobs import DAY1, G1, G2, T0, Clock, FakePublisher, configure
+from tests.test_e2e_admin import other_guild
 from tests.test_e2e_quiz import button, letters
 
 WAIT = 20.0
@@ -350,15 +351,8 @@ async def test_reaction_during_a_non_resumable_drop_is_graded(
 ) -> None:
     fake = discord_fake
     bob = fake.users_list[0]
-    zone, time = passed_today()
     async with start_bot() as bot:
-        jobs = await started(bot)
-        await setup_daily(fake, zone, time)
-        await jobs.run_post_job(fake.guild.id)
-        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
-        post = await the_post(bot, message.id)
-        n, right_choice, _ = choices_of(bot, post)
-        await bot_reactions_done(fake, message, n)
+        jobs, message, post, (_n, right_choice, _) = await post_todays_question(fake, bot)
         recoveries = jobs.recoveries.count
         await fake.drop_gateway(resumable=False)
         await fake.react(message, bob, ANSWER_EMOJI[right_choice])  # lost with the session

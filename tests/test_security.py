@@ -34,19 +34,14 @@ from tests.discord_fake.driver import (
 from tests.discord_fake.models import FakeMessage
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
-from tests.test_e2e_admin import QUIZ
-from tests.test_e2e_daily import (
-    bot_reactions_done,
-    choices_of,
-    is_daily_post,
-    passed_today,
+from tests.support.daily import (
+    WAIT,
+    post_todays_question,
     setup_daily,
-    started,
-    the_post,
 )
+from tests.test_e2e_admin import QUIZ
 from tests.test_e2e_quiz import button
 
-WAIT = 10.0
 INJECTION = "'; DROP TABLE daily_post; --"
 PERM_EN = "⚠️ Only members with the Manage Server permission can do this."
 PERM_ID = "⚠️ Hanya anggota dengan izin Kelola Server yang bisa melakukan ini."
@@ -222,15 +217,8 @@ async def test_reaction_emoji_beyond_the_choices_is_not_an_answer(
 ) -> None:
     fake = discord_fake
     bob = fake.users_list[0]
-    zone, time = passed_today()
     async with start_bot() as bot:
-        jobs = await started(bot)
-        await setup_daily(fake, zone, time)
-        await jobs.run_post_job(fake.guild.id)
-        message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
-        post = await the_post(bot, message.id)
-        n, right, _ = choices_of(bot, post)
-        await bot_reactions_done(fake, message, n)
+        jobs, message, _post, (n, right, _) = await post_todays_question(fake, bot)
         seen = jobs.reactions_seen
         # A regional letter past the last choice, and a custom emoji named like a letter.
         await fake.react(message, bob, ANSWER_EMOJI[n])

@@ -1,0 +1,116 @@
+"""The daily question in end-to-end tests: time zones where a post is due, the post itself.
+
+Shared by the daily, reliability, security and operations tests (and the benchmarks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlmodel import select
+
+from bot.app import QuizTutorBot
+from bot.daily_jobs import ANSWER_EMOJI, DailyJobs
+from bot.storage import DailyAnswer, DailyPost
+from tests.discord_fake import FakeMessage
+from tests.discord_fake.server import FakeDiscord
+
+WAIT = 10.0
+
+
+def noon_zone() -> tuple[str, datetime]:
+    """A fixed-offset IANA zone where the local hour is 12 now, and the local time."""
+    now = datetime.now(UTC)
+    for offset in range(-12, 15):
+        local = now + timedelta(hours=offset)
+        if local.hour == 12:
+            # Etc/GMT signs are POSIX-inverted: Etc/GMT-7 is UTC+7.
+            name = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
+            return name, local
+    raise AssertionError("some offset in -12..+14 has local noon")
+
+
+def passed_today() -> tuple[str, str]:
+    """(zone, "HH:MM") of a post time two minutes ago: today's question is due and open."""
+    zone, local = noon_zone()
+    return zone, (local - timedelta(minutes=2)).strftime("%H:%M")
+
+
+def jobs_of(bot: QuizTutorBot) -> DailyJobs:
+    # load_extension imports cogs.daily afresh, so isinstance against this module's class fails.
+    jobs = getattr(bot.get_cog("DailyCog"), "jobs", None)
+    assert isinstance(jobs, DailyJobs)
+    return jobs
+
+
+async def started(bot: QuizTutorBot) -> DailyJobs:
+    """The bot's daily driver once its start-up work (catch-up, recovery) is done."""
+    jobs = jobs_of(bot)
+    await asyncio.wait_for(jobs.started.wait(), WAIT)
+    return jobs
+
+
+async def setup_daily(fake: FakeDiscord, zone: str, time: str, **extra: Any) -> None:
+    res = await fake.slash(
+        fake.admin,
+        "daily setup",
+        options={"channel": fake.channel2},
+        time=time,
+        timezone=zone,
+        **extra,
+    )
+    assert "✅" in res.text, res.text
+
+
+def is_daily_post(message: FakeMessage) -> bool:
+    return any("Question of the day" in e.get("title", "") for e in message.embeds)
+
+
+async def bot_reactions_done(fake: FakeDiscord, message: FakeMessage, n: int) -> None:
+    await fake.wait_until(
+        lambda: all(fake.bot_user.id in message.reactors(e) for e in ANSWER_EMOJI[:n]),
+        WAIT,
+        "the bot's answer reactions",
+    )
+
+
+async def answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+    async with bot.services.db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
+    return {a.user_id: a.choice for a in rows}
+
+
+async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
+    async with bot.services.db.session() as session:
+        query = select(DailyPost).where(DailyPost.message_id == message_id)
+        post = (await session.exec(query)).first()
+    assert post is not None
+    return post
+
+
+def choices_of(bot: QuizTutorBot, post: DailyPost) -> tuple[int, int, int]:
+    """(number of choices, the right choice, a wrong choice) of the post's question."""
+    question = bot.services.bank.question(post.question_id)
+    n = len(question.choice_texts("en"))
+    return n, question.answer, (question.answer + 1) % n
+
+
+async def post_todays_question(
+    fake: FakeDiscord, bot: QuizTutorBot, **setup: Any
+) -> tuple[DailyJobs, FakeMessage, DailyPost, tuple[int, int, int]]:
+    """Set up a daily question due two minutes ago in `fake.channel2` and post it.
+
+    Returns the driver, the posted message (with the bot's answer reactions on it), the
+    post row and (number of choices, the right choice, a wrong choice).
+    """
+    jobs = await started(bot)
+    zone, time = passed_today()
+    await setup_daily(fake, zone, time, **setup)
+    await jobs.run_post_job(fake.guild.id)
+    message = await fake.wait_for_message(is_daily_post, WAIT, channel=fake.channel2)
+    post = await the_post(bot, message.id)
+    choices = choices_of(bot, post)
+    await bot_reactions_done(fake, message, choices[0])
+    return jobs, message, post, choices
