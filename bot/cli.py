@@ -154,6 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        # The demo command has its own parser (experiments.cli); hand it everything,
+        # --help included.
+        from experiments.cli import main as demo_main
+
+        return demo_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

@@ -103,3 +103,12 @@ def test_the_bot_process_never_imports_torch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_demo_command_runs_without_discord(capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli import main
+
+    assert main(["demo", "--help"]) == 0
+    assert "--micro-batches" in capsys.readouterr().out
+    assert main(["demo", "accumulation", "--micro-batches", "99"]) == 2
+    assert "micro_batches=99 is above the maximum 16" in capsys.readouterr().err
