@@ -26,8 +26,7 @@ import orjson
 from bot.app import QuizTutorBot
 from bot.daily import OpenPost
 from bot.daily_jobs import DailyJobs
-from bot.endpoints import redirect_discord
-from tests.discord_fake.plugin import run_client
+from tests.discord_fake.plugin import run_client, serving_stand_in
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import make_settings
 from tests.support.daily import noon_zone
@@ -131,17 +130,8 @@ class Stopwatch:
 # -- the Discord stand-in and the real bot --------------------------------------------
 
 
-@contextlib.asynccontextmanager
-async def stand_in() -> AsyncIterator[FakeDiscord]:
-    """A started stand-in on 127.0.0.1 with discord.py pointed at it."""
-    fake = FakeDiscord()
-    await fake.start()
-    restore = redirect_discord(fake.api_base, fake.gateway_url, cdn_base=fake.url)
-    try:
-        yield fake
-    finally:
-        restore()
-        await fake.stop()
+# The same stand-in the tests use, without pytest's unknown-route check.
+stand_in = serving_stand_in
 
 
 @contextlib.contextmanager

@@ -112,16 +112,18 @@ def check_quizzes(settings: Settings) -> Check:
     )
 
 
-TORCH_PROBE = """
-import json, time
-t = time.perf_counter()
-import torch
-info = {"version": torch.__version__, "import_s": round(time.perf_counter() - t, 2),
-        "cuda": torch.cuda.is_available()}
-if info["cuda"]:
-    info["gpu"] = torch.cuda.get_device_name(0)
-print(json.dumps(info))
-"""
+# Runs in a child interpreter: the doctor itself never loads torch.
+TORCH_PROBE = "; ".join(
+    [
+        "import json, time",
+        "t = time.perf_counter()",
+        "import torch",
+        "info = {'version': torch.__version__, 'import_s': round(time.perf_counter() - t, 2),"
+        " 'cuda': torch.cuda.is_available()}",
+        "info['gpu'] = torch.cuda.get_device_name(0) if info['cuda'] else None",
+        "print(json.dumps(info))",
+    ]
+)
 
 
 def check_torch(settings: Settings) -> Check:

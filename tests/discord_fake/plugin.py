@@ -23,7 +23,7 @@ from bot.endpoints import redirect_discord
 
 from .server import FakeDiscord
 
-__all__ = ["discord_fake", "run_bot", "run_client"]
+__all__ = ["discord_fake", "run_bot", "run_client", "serving_stand_in"]
 
 
 class _ErrorCollector(logging.Handler):
@@ -89,9 +89,9 @@ async def run_client(
         discord_logger.removeHandler(collector)
 
 
-@pytest.fixture
-async def discord_fake() -> AsyncIterator[FakeDiscord]:
-    """A running stand-in with discord.py (REST, gateway, CDN) pointed at it."""
+@contextlib.asynccontextmanager
+async def serving_stand_in() -> AsyncIterator[FakeDiscord]:
+    """A started stand-in on 127.0.0.1 with discord.py (REST, gateway, CDN) pointed at it."""
     fake = FakeDiscord()
     await fake.start()
     restore = redirect_discord(fake.api_base, fake.gateway_url, cdn_base=fake.url)
@@ -100,6 +100,13 @@ async def discord_fake() -> AsyncIterator[FakeDiscord]:
     finally:
         restore()
         await fake.stop()
+
+
+@pytest.fixture
+async def discord_fake() -> AsyncIterator[FakeDiscord]:
+    """A running stand-in; the test fails if the bot called a route it does not serve."""
+    async with serving_stand_in() as fake:
+        yield fake
     unknown = [f"{c.method} {c.path}" for c in fake.unknown_routes]
     if unknown:
         pytest.fail(f"the bot called routes the Discord stand-in does not serve: {unknown}")
