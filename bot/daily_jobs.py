@@ -389,8 +389,18 @@ class DailyJobs:
             self.schedule_reveal(post)
             try:
                 await self.publisher.add_reactions(post.channel_id, message_id, question_id)
+            except PublishRefused as refused:
+                # Today's question stays open (members can add the reactions themselves),
+                # but a channel where the bot may not react is not a working setup: stop
+                # the schedule and let the next admin command say how to fix it.
+                await self.daily.disable(guild_id, reason=refused.reason)
+                self.unschedule_guild(guild_id)
+                log.warning(
+                    "Discord refused the answer reactions; schedule disabled",
+                    extra={"guild_id": guild_id, "message_id": message_id},
+                )
             except Exception:
-                # Members can still add the reactions themselves.
+                # A passing failure: members can still add the reactions themselves.
                 log.warning(
                     "adding the answer reactions failed",
                     exc_info=True,

@@ -68,6 +68,8 @@ def disabled_notice(config: GuildDailyConfig, locale: str) -> str:
         return t("daily.disabled_forbidden", locale, channel=channel)
     if config.disabled_reason == "not_found":
         return t("daily.disabled_not_found", locale, channel=channel)
+    if config.disabled_reason == "reactions_forbidden":
+        return t("daily.disabled_reactions", locale, channel=channel)
     return t("daily.disabled_other", locale, channel=channel, reason=config.disabled_reason)
 
 
@@ -105,8 +107,16 @@ class DiscordPublisher:
         question = self.bot.services.bank.question(question_id)
         n_choices = len(next(iter(question.choices.values())))
         message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
-        for emoji in ANSWER_EMOJI[:n_choices]:
-            await message.add_reaction(emoji)
+        try:
+            for emoji in ANSWER_EMOJI[:n_choices]:
+                await message.add_reaction(emoji)
+        except discord.HTTPException as exc:
+            refused = _refusal(exc)
+            if refused is None:
+                raise
+            if isinstance(exc, discord.Forbidden):
+                refused = PublishRefused("reactions_forbidden")
+            raise refused from exc
 
     async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
         assert post.message_id is not None

@@ -416,7 +416,8 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         assert await answers_of(bot.services.db, post.id) == {eve.id: right_choice}
 
         # Only adding the answer reactions is forbidden (no Add Reactions permission):
-        # the question stays up, the schedule stays on, members' own reactions count.
+        # the question stays up and members' own reactions count, but the schedule
+        # stops and the admin is told how to fix it.
         fake.clear_failures()
         fake.fail("PUT", rf"/channels/{fake.channel2.id}/messages/\d+/reactions/")
         await setup_daily(fake, zone, time)  # the admin fixed the channel: on again
@@ -425,7 +426,11 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         [message] = daily_posts(fake)
         assert message.reactions == {}
         config = await bot.services.daily.config(fake.guild.id)
-        assert config is not None and config.enabled
+        assert config is not None and not config.enabled
+        assert config.disabled_reason == "reactions_forbidden"
+        assert bot.services.scheduler.get_job(guild_job_id(fake.guild.id)) is None
+        told = await fake.slash(fake.admin, "daily status")
+        assert "may not add the answer reactions" in told.text
         bob = fake.users_list[0]
         seen = jobs.reactions_seen
         await fake.react(message, bob, ANSWER_EMOJI[0])

@@ -129,6 +129,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "⚠️ I stopped posting the daily question: its channel ({channel}) no longer exists. Run /daily setup with another channel.",
         "id": "⚠️ Soal harian berhenti dikirim: kanalnya ({channel}) sudah tidak ada. Jalankan /harian atur dengan kanal lain.",
     },
+    "daily.disabled_reactions": {
+        "en": "⚠️ I stopped the daily question: I may not add the answer reactions in {channel}. Give me Add Reactions and Read Message History there, then run /daily setup again.",
+        "id": "⚠️ Soal harian saya hentikan: saya tidak boleh menambahkan reaksi jawaban di {channel}. Beri saya izin Tambah Reaksi dan Baca Riwayat Pesan di sana, lalu jalankan /harian atur lagi.",
+    },
     "daily.disabled_other": {
         "en": "⚠️ I stopped posting the daily question in {channel} ({reason}). Run /daily setup again to restart it.",
         "id": "⚠️ Soal harian berhenti dikirim di {channel} ({reason}). Jalankan /harian atur lagi untuk memulainya kembali.",
