@@ -444,6 +444,9 @@ class DailyService:
         """
         now = now or self.clock()
         self._closed.add(post_id)
+        # Answers graded before the close may still sit in the writer's queue: they
+        # must count in this reveal and in the streaks it settles.
+        await self.writer.flush()
         async with self.db.session() as session:
             claimed = await session.exec(
                 update(DailyPost)

@@ -316,3 +316,14 @@ async def test_a_servers_own_quiz_never_feeds_another_servers_daily(
         for d in range(10)
     }
     assert any(q.startswith("pv-") for q in picked)
+
+
+async def test_answers_still_queued_at_the_reveal_count_in_it(daily: DailyService) -> None:
+    """An answer graded just before the close must not miss the reveal and the streak."""
+    post = await posted(daily)
+    queued = [daily.record_answer_nowait(post, user, RIGHT) for user in range(100, 150)]
+    assert all(isinstance(q, tuple) for q in queued)  # graded and queued, not yet committed
+    summary = await daily.settle(post.post_id)
+    assert (summary.answered, summary.correct) == (50, 50)
+    streaks = Streaks(daily.db)
+    assert (await streaks.streak(GUILD, 120)).current == 1

@@ -57,7 +57,8 @@ class AnswerWriter:
 
     def __init__(self, db: Database):
         self._db = db
-        self._queue: asyncio.Queue[_Pending | None] = asyncio.Queue()
+        # None stops the writer; a bare future is a flush marker (see `flush`).
+        self._queue: asyncio.Queue[_Pending | asyncio.Future[None] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
 
@@ -89,24 +90,36 @@ class AnswerWriter:
         await self._task
         self._task = None
 
+    async def flush(self) -> None:
+        """Until every answer queued before this call is committed (e.g. before a reveal)."""
+        if self._task is None:
+            return
+        marker: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(marker)
+        await marker
+
     async def _run(self) -> None:
         stopping = False
         while not stopping:
-            first = await self._queue.get()
             batch: list[_Pending] = []
-            if first is None:
-                stopping = True
-            else:
-                batch.append(first)
+            flushed: list[asyncio.Future[None]] = []
+            item = await self._queue.get()
             # Take whatever else has gathered meanwhile: the batch grows with the load.
-            while len(batch) < MAX_BATCH and not self._queue.empty():
-                item = self._queue.get_nowait()
+            while True:
                 if item is None:
                     stopping = True
-                else:
+                elif isinstance(item, _Pending):
                     batch.append(item)
+                else:
+                    flushed.append(item)
+                if stopping or flushed or len(batch) >= MAX_BATCH or self._queue.empty():
+                    break
+                item = self._queue.get_nowait()
             if batch:
                 await self._write(batch)
+            for marker in flushed:
+                if not marker.done():
+                    marker.set_result(None)
 
     async def _write(self, batch: list[_Pending]) -> None:
         inserted: set[tuple[int, int]] = set()
