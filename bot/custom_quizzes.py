@@ -15,7 +15,7 @@ from sqlmodel import col, select
 from bot.errors import UserError
 from bot.quizbank import Quiz, QuizBank, QuizFileError, parse_quiz
 from bot.quizbank.loader import MAX_FILE_BYTES
-from bot.storage import CustomQuiz, Database, utcnow
+from bot.storage import CustomQuiz, Database, GuildDailyConfig, utcnow
 
 log = logging.getLogger("quiztutor.custom_quizzes")
 
@@ -160,6 +160,10 @@ async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_i
             row = await session.get(CustomQuiz, (guild_id, quiz_id))
             if row is None:
                 raise UserError("admin.no_such_quiz", quiz_id=quiz_id)
+            config = await session.get(GuildDailyConfig, guild_id)
+            if config is not None and config.enabled and config.topic == quiz_id:
+                # Removing it would silently stop tomorrow's daily question.
+                raise UserError("admin.quiz_is_daily_topic", quiz_id=quiz_id)
             await session.delete(row)
             await session.commit()
         # Only this server's copy: a stored upload that was skipped at start may share

@@ -83,11 +83,19 @@ class QuizSessions:
         seed: int | None = None,
     ) -> QuizSession:
         """A new session of `count` random questions (all when None); stops the user's old one."""
-        if quiz_id is not None and quiz_id not in self.bank.quizzes:
+        visible = self.bank.visible_quizzes(guild_id)
+        if quiz_id is not None and quiz_id not in {quiz.id for quiz in visible}:
             raise UserError(
-                "quiz.unknown_topic", topic=quiz_id, available=", ".join(sorted(self.bank.quizzes))
+                "quiz.unknown_topic",
+                topic=quiz_id,
+                available=", ".join(sorted(quiz.id for quiz in visible)),
             )
-        questions = self.bank.all_questions(quiz_id)
+        # Shipped quizzes and this server's own; never another server's uploads.
+        questions = (
+            self.bank.all_questions(quiz_id)
+            if quiz_id is not None
+            else [question for quiz in visible for question in quiz.questions]
+        )
         if not questions:
             raise UserError("quiz.no_questions")
         if count is None:
@@ -258,7 +266,10 @@ class QuizSessions:
                 await session.commit()
             # Whether this call or a concurrent one advanced it, report the stored state.
             return await self.next(session_id, user_id)
-        question, order = self.current_question(quiz)
+        try:
+            question, order = self.current_question(quiz)
+        except KeyError:  # the quiz was removed or changed under a running session
+            raise UserError("quiz.expired") from None
         return QuizStep(quiz, question, order, quiz.position + 1, len(quiz.question_ids))
 
     async def stop(self, user_id: int) -> QuizSummary | None:

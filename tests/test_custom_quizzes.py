@@ -137,3 +137,32 @@ async def test_invalid_upload_lists_problems_briefly_and_stores_nothing(
     assert problems.endswith("\n(+135)")  # 150 problems, 15 shown
     assert await guild_quiz_ids(db, GUILD) == []
     assert "x" not in bank.quizzes
+
+
+async def test_a_servers_quiz_stays_in_that_server(bank: QuizBank, db: Database) -> None:
+    from bot.daily import DailyService
+    from bot.sessions import QuizSessions
+
+    await add_custom_quiz(db, bank, GUILD, ADMIN, "p.yaml", quiz_text("private", "pv"))
+    sessions = QuizSessions(db, bank)
+    elsewhere = await sessions.start(1, OTHER, None, None, "en")
+    assert elsewhere.question_ids and not any(q.startswith("pv-") for q in elsewhere.question_ids)
+    here = await sessions.start(2, GUILD, None, None, "en")
+    assert any(q.startswith("pv-") for q in here.question_ids)
+    with pytest.raises(UserError) as refused:
+        await sessions.start(3, OTHER, "private", None, "en")
+    assert refused.value.key == "quiz.unknown_topic"
+
+    # Its removal would silently stop the server's daily question: refused until changed.
+    on_it = await sessions.start(4, GUILD, "private", None, "en")
+    daily = DailyService(db, bank)
+    await daily.configure(GUILD, 10, "07:00", "UTC", topic="private")
+    with pytest.raises(UserError) as refused:
+        await remove_custom_quiz(db, bank, GUILD, "private")
+    assert refused.value.key == "admin.quiz_is_daily_topic"
+    await daily.configure(GUILD, 10, "07:00", "UTC", topic=None)
+    await remove_custom_quiz(db, bank, GUILD, "private")
+    # A session already on the removed quiz ends cleanly instead of failing.
+    with pytest.raises(UserError) as ended:
+        await sessions.next(on_it.id, 4)
+    assert ended.value.key == "quiz.expired"

@@ -59,4 +59,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`{quiz_id}` — ⚠️ no longer valid, not offered (remove it or upload it again)",
         "id": "`{quiz_id}` — ⚠️ tidak valid lagi, tidak ditawarkan (hapus atau unggah ulang)",
     },
+    "admin.quiz_is_daily_topic": {
+        "en": "'{quiz_id}' is this server's daily question topic. Change it with /daily setup first, then remove the quiz.",
+        "id": "'{quiz_id}' adalah topik soal harian server ini. Ganti dulu dengan /harian atur, lalu hapus kuisnya.",
+    },
 }
