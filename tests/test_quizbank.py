@@ -323,3 +323,14 @@ def test_play_stops_cleanly_when_input_ends() -> None:
     assert result.returncode == 0
     assert "Input ended before the quiz did." in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_yaml_alias_bombs_are_refused_at_once() -> None:
+    levels = "".join(
+        f"{name}: &{name} [{', '.join([f'*{prev}'] * 10)}]\n"
+        for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    bomb = 'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]\n' + levels
+    assert problems_of(bomb) == [
+        "mp.yaml:2: not valid YAML: YAML aliases (*name) are not allowed in quiz files"
+    ]

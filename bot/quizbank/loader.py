@@ -95,8 +95,22 @@ def _pydantic_problems(error: ValidationError) -> list[tuple[FieldPath, str]]:
     return problems
 
 
+def _refuse_aliases(text: str) -> None:
+    """Aliases let a few hundred bytes expand into millions of nodes (a "billion laughs"
+    file): quiz files never need them, so an uploaded file with one is refused."""
+    if "*" not in text:  # every alias is written with a '*': skip the scan
+        return
+    for event in yaml.parse(text, Loader=SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.MarkedYAMLError(
+                problem="YAML aliases (*name) are not allowed in quiz files",
+                problem_mark=event.start_mark,
+            )
+
+
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, object]:
     """Parse once: the node tree (for line numbers) and the plain data built from it."""
+    _refuse_aliases(text)
     loader = SafeLoader(text)
     try:
         root = loader.get_single_node()
