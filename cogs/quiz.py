@@ -85,7 +85,8 @@ class AnswerButton(
                 disabled=disabled,
                 custom_id=f"qz:{session_id}:{number}:a:{position}",
             ),
-            row=0,
+            # Five buttons fit a row: a sixth choice goes to the row of Next / Show me.
+            row=position // 5,
         )
         self.session_id = session_id
         self.number = number

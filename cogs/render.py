@@ -17,6 +17,7 @@ LETTERS = string.ascii_uppercase
 # Regional indicator letters 🇦 🇧 🇨 ...: the daily question's answer reactions.
 ANSWER_EMOJI = [chr(0x1F1E6 + i) for i in range(6)]
 EMBED_FIELD_MAX = 1024
+EMBED_DESCRIPTION_MAX = 4096
 
 
 def clip(text: str, limit: int) -> str:
@@ -41,8 +42,11 @@ def question_embed(
 ) -> discord.Embed:
     embed = discord.Embed(
         title=t("quiz.question_title", locale, number=number, total=total),
-        description=f"**{question.text('prompt', locale)}**\n\n"
-        + choice_lines(question, order, locale, [f"**{letter})**" for letter in LETTERS]),
+        description=clip(
+            f"**{question.text('prompt', locale)}**\n\n"
+            + choice_lines(question, order, locale, [f"**{letter})**" for letter in LETTERS]),
+            EMBED_DESCRIPTION_MAX,
+        ),
         colour=BRAND_COLOUR,
     )
     embed.set_footer(text=pick_locale(quiz.title, locale))
@@ -70,8 +74,11 @@ def answered_embed(
             marks.append(f"▫️ **{LETTERS[position]})**")
     embed = discord.Embed(
         title=t("quiz.question_title", locale, number=number, total=total),
-        description=f"**{question.text('prompt', locale)}**\n\n"
-        + choice_lines(question, order, locale, marks),
+        description=clip(
+            f"**{question.text('prompt', locale)}**\n\n"
+            + choice_lines(question, order, locale, marks),
+            EMBED_DESCRIPTION_MAX,
+        ),
         colour=RIGHT_COLOUR if right else WRONG_COLOUR,
     )
     verdict = (
@@ -125,8 +132,11 @@ def daily_embed(quiz: Quiz, question: Question, locale: str, day: str) -> discor
     order = list(range(len(question.choice_texts(locale))))
     embed = discord.Embed(
         title=t("daily.post_title", locale, day=day),
-        description=f"**{question.text('prompt', locale)}**\n\n"
-        + choice_lines(question, order, locale, ANSWER_EMOJI),
+        description=clip(
+            f"**{question.text('prompt', locale)}**\n\n"
+            + choice_lines(question, order, locale, ANSWER_EMOJI),
+            EMBED_DESCRIPTION_MAX,
+        ),
         colour=BRAND_COLOUR,
     )
     embed.set_footer(text=t("daily.post_footer", locale, quiz=pick_locale(quiz.title, locale)))

@@ -187,3 +187,24 @@ async def test_topic_autocomplete_lists_quizzes_in_the_members_language(
     async with start_bot():
         choices = await fake.autocomplete(member, "quiz start", "topic", "akum")
         assert choices == [{"name": "Kuis Akumulasi Gradien", "value": "gradient-accumulation"}]
+
+
+async def test_a_question_with_six_choices(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
+    from tests.support.db import make_quiz
+
+    fake = discord_fake
+    member = fake.users_list[0]
+    async with start_bot() as bot:
+        bot.services.bank.add(make_quiz("six", [5], n_choices=6, prefix="sx"))
+        res = await fake.slash(member, "quiz start", topic="six")
+        assert res.message is not None
+        labels = [[c["label"] for c in row["components"]] for row in res.components]
+        assert labels == [["A", "B", "C", "D", "E"], ["F"]]
+        right, _ = await letters(bot, member)
+        answered = await fake.click(res.message, button(res.message, right), member)
+        assert answered.embeds[0]["fields"][0]["name"] == "✅ Correct!"
+        rows = [
+            [c["label"] for c in row["components"]]
+            for row in fake.message(res.message.id).components
+        ]
+        assert rows == [["A", "B", "C", "D", "E"], ["F", "See my score"]]

@@ -25,7 +25,17 @@ MIN_CHOICES = 2
 MAX_CHOICES = 6
 
 Locale = Annotated[str, StringConstraints(pattern=LOCALE_PATTERN)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+# Limits that keep every text inside Discord's: an embed description holds 4096 characters
+# (prompt + up to 6 choices), a field 1024 (the explanation), a command choice name 100.
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+TitleText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+PromptText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
+ChoiceText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+ExplanationText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)
+]
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 LocalizedText = dict[Locale, Text]
 
@@ -42,12 +52,12 @@ class Reference(_Strict):
 
 class Question(_Strict):
     id: Identifier = Field(description="Stable id, unique across all quizzes, e.g. mp-01.")
-    prompt: LocalizedText
-    choices: dict[Locale, list[Text]] = Field(
+    prompt: dict[Locale, PromptText]
+    choices: dict[Locale, list[ChoiceText]] = Field(
         description=f"{MIN_CHOICES} to {MAX_CHOICES} choices per locale, in the same order."
     )
     answer: int = Field(description="0-based index of the correct choice, as written.")
-    explanation: LocalizedText
+    explanation: dict[Locale, ExplanationText]
     demo: str | None = Field(
         default=None,
         description="An experiment that shows the point: " + ", ".join(DEMO_NAMES),
@@ -64,7 +74,7 @@ class Question(_Strict):
 
 class Quiz(_Strict):
     id: Identifier = Field(description="Stable quiz id; also the topic name users pick.")
-    title: LocalizedText
+    title: dict[Locale, TitleText]
     description: LocalizedText
     questions: list[Question] = Field(min_length=1, max_length=200)
 
