@@ -104,7 +104,7 @@ def _refuse_aliases(text: str) -> None:
         if isinstance(event, yaml.AliasEvent):
             raise yaml.MarkedYAMLError(
                 problem="YAML aliases (*name) are not allowed in quiz files",
-                problem_mark=event.start_mark,
+                problem_mark=event.start_mark,  # type: ignore[arg-type]
             )
 
 
