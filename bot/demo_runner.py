@@ -137,6 +137,7 @@ class DemoRunner:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="demo-runner")
         self._worker: _Worker | None = None
         self._restart_task: asyncio.Task[None] | None = None
+        self._start_lock = asyncio.Lock()
         self._waiters: collections.deque[_Waiter] = collections.deque()
         self._busy = False
         self._closed = False
@@ -297,6 +298,11 @@ class DemoRunner:
             worker.conn.close()
 
     async def _ensure_worker(self) -> None:
+        # The warm-up at bot start and an early /demo must not both spawn a worker.
+        async with self._start_lock:
+            await self._ensure_worker_unlocked()
+
+    async def _ensure_worker_unlocked(self) -> None:
         if self._restart_task is not None:
             task = self._restart_task
             with contextlib.suppress(Exception):

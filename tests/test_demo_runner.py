@@ -201,3 +201,22 @@ async def test_parent_process_never_imports_torch() -> None:
     assert proc.returncode == 0, stderr.decode()
     data = json.loads(stdout.decode().strip().splitlines()[-1])
     assert data == {"torch": False, "png": b"\x89PNG".hex(), "ratio": pytest.approx(2.0)}
+
+
+async def test_concurrent_starts_spawn_one_worker() -> None:
+    """The bot's warm-up and an early /demo both ask for the worker: one process only."""
+    runner = DemoRunner(warm_up=False)
+    try:
+        await asyncio.gather(runner.start(), runner.start(), runner.run("formats"))
+        assert runner.restarts == 0
+        first_pid = runner.worker_info["pid"]
+        await runner.run("formats")
+        assert runner.worker_info["pid"] == first_pid
+        import multiprocessing
+
+        workers = [
+            p for p in multiprocessing.active_children() if p.name == "quiztutor-demo-worker"
+        ]
+        assert [p.pid for p in workers] == [first_pid]
+    finally:
+        await runner.close()
