@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -204,19 +205,19 @@ async def test_parent_process_never_imports_torch() -> None:
 
 
 async def test_concurrent_starts_spawn_one_worker() -> None:
-    """The bot's warm-up and an early /demo both ask for the worker: one process only."""
+    """The bot's warm-up and an early /demo both ask for the worker: one start only."""
     runner = DemoRunner(warm_up=False)
+    spawn = runner._spawn_blocking
+    spawned: list[int] = []
+
+    def counting_spawn() -> Any:
+        worker = spawn()
+        spawned.append(worker.process.pid)
+        return worker
+
+    runner._spawn_blocking = counting_spawn  # type: ignore[method-assign]
     try:
         await asyncio.gather(runner.start(), runner.start(), runner.run("formats"))
-        assert runner.restarts == 0
-        first_pid = runner.worker_info["pid"]
-        await runner.run("formats")
-        assert runner.worker_info["pid"] == first_pid
-        import multiprocessing
-
-        workers = [
-            p for p in multiprocessing.active_children() if p.name == "quiztutor-demo-worker"
-        ]
-        assert [p.pid for p in workers] == [first_pid]
+        assert spawned == [runner.worker_info["pid"]]
     finally:
         await runner.close()
