@@ -176,14 +176,14 @@ class QuizTutorBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         services = self._services
-        if services is not None:
-            if services.scheduler.running:
-                services.scheduler.shutdown(wait=False)
-            await services.daily.close()
-            if services.demos is not None:
-                await services.demos.close()
+        if services is not None and services.scheduler.running:
+            services.scheduler.shutdown(wait=False)
+        # The gateway first: no reaction may arrive after the answer writer has closed.
         await super().close()
         if services is not None:
+            await services.daily.close()  # writes every answer still queued
+            if services.demos is not None:
+                await services.demos.close()
             await services.db.close()
 
 

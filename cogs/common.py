@@ -139,8 +139,23 @@ async def send_ephemeral(
         await interaction.response.send_message(content, ephemeral=True, **kwargs)
 
 
+ECHO_MAX = 100
+MESSAGE_MAX = 2000
+
+
 async def say_error(interaction: discord.Interaction, key: str, **params: Any) -> None:
-    await send_ephemeral(interaction, "⚠️ " + t(key, interaction_locale(interaction), **params))
+    # Values echoed back may be whatever a member typed (up to 6,000 characters): keep
+    # them short, and the whole message under Discord's 2,000, or the reply itself fails.
+    shown = {
+        name: value[:ECHO_MAX] + "…"
+        if isinstance(value, str) and len(value) > ECHO_MAX and name != "problems"
+        else value
+        for name, value in params.items()
+    }
+    text = "⚠️ " + t(key, interaction_locale(interaction), **shown)
+    if len(text) > MESSAGE_MAX:
+        text = text[: MESSAGE_MAX - 1] + "…"
+    await send_ephemeral(interaction, text)
 
 
 def log_context(interaction: discord.Interaction) -> dict[str, Any]:

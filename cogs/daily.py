@@ -110,13 +110,10 @@ class DiscordPublisher:
         try:
             for emoji in ANSWER_EMOJI[:n_choices]:
                 await message.add_reaction(emoji)
-        except discord.HTTPException as exc:
-            refused = _refusal(exc)
-            if refused is None:
-                raise
-            if isinstance(exc, discord.Forbidden):
-                refused = PublishRefused("reactions_forbidden")
-            raise refused from exc
+        except discord.Forbidden as exc:
+            raise PublishRefused("reactions_forbidden") from exc
+        # Other errors (a 404: the post was deleted meanwhile) propagate and are only
+        # logged: tomorrow's post can still go out.
 
     async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
         assert post.message_id is not None
@@ -476,8 +473,13 @@ class DailyCog(commands.Cog):
     async def now(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         daily = services_of(interaction).daily
-        if await daily.config(guild_id) is None:
+        config = await daily.config(guild_id)
+        if config is None:
             await self._reply(interaction, notice, t("daily.not_configured", locale))
+            return
+        if not config.enabled:
+            # Off (by /daily off or after Discord refused a post): setup turns it on again.
+            await self._reply(interaction, notice, t("daily.is_off", locale))
             return
         # Posting and adding reactions can outlast Discord's 3 s to answer.
         await interaction.response.defer(ephemeral=True, thinking=True)

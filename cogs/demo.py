@@ -41,7 +41,8 @@ def demo_embed(result: Any, locale: str) -> discord.Embed:
     embed = discord.Embed(
         title=info.title(locale), description=info.summary(locale), colour=BRAND_COLOUR
     )
-    for label, value in result.highlights[:12]:
+    # 25 fields at most per embed; two more follow (device, parameters).
+    for label, value in result.highlights[:20]:
         embed.add_field(name=clip(str(label), 256), value=clip(str(value), 1024), inline=True)
     embed.add_field(
         name=t("demo.ran_on", locale),

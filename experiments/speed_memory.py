@@ -32,10 +32,14 @@ def matmul_gflops(a: torch.Tensor, b: torch.Tensor, budget_s: float = TIME_BUDGE
 
 SNIPPET = """
 a @ b  # warm-up: kernel selection, lazy init
+reps, t0 = 0, time.perf_counter()
 while True:
     a @ b
     reps += 1
     sync(a.device)  # GPU work is async: wait before reading the clock
+    elapsed = time.perf_counter() - t0
+    if elapsed > budget_s:
+        break
 return 2 * n**3 * reps / elapsed / 1e9
 """
 SNIPPET_FUNCS = (matmul_gflops,)

@@ -97,6 +97,10 @@ async def test_setup_status_permissions_and_refusals(
         off = await fake.slash(fake.admin, "daily off")
         assert "off" in off.text
         assert bot.services.scheduler.get_job(guild_job_id(guild_id)) is None
+        # Off means off: /daily now does not post behind the admin's back.
+        now = await fake.slash(fake.admin, "daily now")
+        assert "The daily question is off in this server." in now.text
+        assert fake.messages(fake.channel2) == []
 
 
 async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: StartBot) -> None:

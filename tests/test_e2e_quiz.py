@@ -208,3 +208,13 @@ async def test_a_question_with_six_choices(discord_fake: FakeDiscord, start_bot:
             for row in fake.message(res.message.id).components
         ]
         assert rows == [["A", "B", "C", "D", "E"], ["F", "See my score"]]
+
+
+async def test_a_huge_typed_value_gets_a_short_answer(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    async with start_bot():
+        res = await fake.slash(fake.users_list[0], "quiz start", topic="x" * 5000)
+        assert res.content.startswith("⚠️ There is no quiz 'xxxx")
+        assert "…'" in res.content and len(res.content) < 300

@@ -129,6 +129,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "⚠️ I stopped posting the daily question: its channel ({channel}) no longer exists. Run /daily setup with another channel.",
         "id": "⚠️ Soal harian berhenti dikirim: kanalnya ({channel}) sudah tidak ada. Jalankan /harian atur dengan kanal lain.",
     },
+    "daily.is_off": {
+        "en": "The daily question is off in this server. Turn it on with /daily setup.",
+        "id": "Soal harian sedang dimatikan di server ini. Nyalakan dengan /harian atur.",
+    },
     "daily.disabled_reactions": {
         "en": "⚠️ I stopped the daily question: I may not add the answer reactions in {channel}. Give me Add Reactions and Read Message History there, then run /daily setup again.",
         "id": "⚠️ Soal harian saya hentikan: saya tidak boleh menambahkan reaksi jawaban di {channel}. Beri saya izin Tambah Reaksi dan Baca Riwayat Pesan di sana, lalu jalankan /harian atur lagi.",
