@@ -65,7 +65,7 @@ def answered_view(session_id: str, outcome: QuizAnswerOutcome) -> discord.ui.Vie
 
 class AnswerButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"qz:(?P<sid>{SESSION_ID}):(?P<num>[0-9]{{1,3}}):a:(?P<pos>[0-5])",
+    template=rf"qz:(?P<sid>{SESSION_ID}):(?P<num>[0-9]{{1,4}}):a:(?P<pos>[0-5])",
 ):
     """Choice `position` of question `number`; the number refuses clicks on old questions."""
 
