@@ -17,16 +17,16 @@ from datetime import UTC, timedelta
 from pathlib import Path
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from sqlmodel import select
 
 from bot.daily import DailyService
 from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, guild_job_id
 from bot.quizbank import SHIPPED_DIR, QuizBank
-from bot.storage import DailyAnswer, Database
+from bot.storage import Database
 from tests.discord_fake import FakeMessage, FakeUser
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import (
+    answers,
     bot_reactions_done,
     choices_of,
     is_daily_post,
@@ -290,12 +290,6 @@ async def _restarts_around_the_minute(
 # -- gateway drops ------------------------------------------------------------------------
 
 
-async def answers_of(bot_db: Database, post_id: int) -> dict[int, int]:
-    async with bot_db.session() as session:
-        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
-    return {a.user_id: a.choice for a in rows}
-
-
 async def test_gateway_drops_during_quiz_and_daily_window(
     discord_fake: FakeDiscord, start_bot: StartBot
 ) -> None:
@@ -324,7 +318,7 @@ async def test_gateway_drops_during_quiz_and_daily_window(
         await fake.wait_connected(WAIT)
         await asyncio.wait_for(jobs.wait_reactions_seen(seen + 2), WAIT)
         assert post.id is not None
-        assert await answers_of(bot.services.db, post.id) == {
+        assert await answers(bot, post.id) == {
             citra.id: right_choice,
             dora.id: wrong_choice,
         }
@@ -360,7 +354,7 @@ async def test_reaction_during_a_non_resumable_drop_is_graded(
         # The new session re-reads the open posts' reactions.
         await asyncio.wait_for(jobs.recoveries.reached(recoveries + 1), WAIT)
         assert post.id is not None
-        assert bob.id in await answers_of(bot.services.db, post.id), (
+        assert bob.id in await answers(bot, post.id), (
             "a reaction made during a non-resumable gateway drop was never graded"
         )
 
@@ -413,7 +407,7 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         await fake.react(posted, eve, ANSWER_EMOJI[right_choice])
         await asyncio.wait_for(jobs.wait_reactions_seen(seen + 1), WAIT)
         assert post.id is not None
-        assert await answers_of(bot.services.db, post.id) == {eve.id: right_choice}
+        assert await answers(bot, post.id) == {eve.id: right_choice}
 
         # Only adding the answer reactions is forbidden (no Add Reactions permission):
         # the question stays up and members' own reactions count, but the schedule
@@ -437,4 +431,4 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         await asyncio.wait_for(jobs.wait_reactions_seen(seen + 1), WAIT)
         mine = await the_post(bot, message.id)
         assert mine.id is not None
-        assert await answers_of(bot.services.db, mine.id) == {bob.id: 0}
+        assert await answers(bot, mine.id) == {bob.id: 0}
