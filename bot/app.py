@@ -105,9 +105,12 @@ class QuizTutorBot(commands.AutoShardedBot):
         return self._services
 
     async def setup_hook(self) -> None:
-        from cogs.common import CommandTranslator
+        from cogs.common import CommandTranslator, handle_interaction_error
 
         await self.tree.set_translator(CommandTranslator())
+        # One handler for every slash command's failure: a localized message, and a log
+        # line with the ids only when it was not the user's doing.
+        self.tree.on_error = handle_interaction_error  # type: ignore[method-assign]
         if not self.sync_only:
             self._services = await self._start_services()
         for extension in EXTENSIONS:

@@ -26,7 +26,6 @@ from bot.quizbank import Quiz, pick_locale
 from bot.quizbank.loader import MAX_FILE_BYTES
 from cogs.common import (
     BRAND_COLOUR,
-    handle_interaction_error,
     interaction_locale,
     log_context,
     require_manage_guild,
@@ -62,11 +61,6 @@ class AdminCog(commands.Cog):
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await handle_interaction_error(interaction, error)
 
     @quizadmin.command(name="add", description="Add or replace a quiz from a YAML file")
     @app_commands.describe(file="A quiz file (.yaml), see quiztutor validate")

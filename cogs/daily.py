@@ -26,7 +26,6 @@ from bot.storage import DailyPost, GuildDailyConfig
 from cogs.common import (
     BRAND_COLOUR,
     guild_locale,
-    handle_interaction_error,
     interaction_locale,
     require_manage_guild,
     send_ephemeral,
@@ -215,11 +214,6 @@ class DailyCog(commands.Cog):
             if bot.user is not None:
                 self.jobs.bot_user_id = bot.user.id
             self.install_fast_reaction_parser()
-
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await handle_interaction_error(interaction, error)
 
     def _jobs(self) -> DailyJobs:
         if self.jobs is None:

@@ -162,11 +162,6 @@ class DemoCog(commands.Cog):
         settings = getattr(bot, "settings", None)
         self.cooldown = Cooldown(settings.demo_cooldown_s if settings else 30.0)
 
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await handle_interaction_error(interaction, error)
-
     @app_commands.command(
         name="demo", description="Run a small torch experiment that shows the point"
     )

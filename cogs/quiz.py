@@ -186,11 +186,6 @@ class QuizCog(commands.Cog):
         settings = getattr(bot, "settings", None)
         self.cooldown = Cooldown(settings.quiz_cooldown_s if settings else 3.0)
 
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await handle_interaction_error(interaction, error)
-
     @quiz.command(name="start", description="Start a quiz (only you see it)")
     @app_commands.describe(topic="Which quiz (default: all)", questions="How many questions")
     async def start(

@@ -176,11 +176,6 @@ class StatsCog(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
 
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await handle_interaction_error(interaction, error)
-
     @app_commands.command(name="streak", description="Your daily-question streak")
     @app_commands.describe(member="Whose streak (default: yours)")
     @app_commands.guild_only()
