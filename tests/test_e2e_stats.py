@@ -10,6 +10,7 @@ from bot.app import QuizTutorBot
 from bot.storage import MemberStats
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
+from tests.support.db import seed_member_stats
 
 
 def custom_ids(components: list[dict[str, Any]]) -> list[str]:
@@ -18,25 +19,6 @@ def custom_ids(components: list[dict[str, Any]]) -> list[str]:
 
 def button(components: list[dict[str, Any]], label: str) -> dict[str, Any]:
     return next(c for row in components for c in row["components"] if c.get("label") == label)
-
-
-async def seed(
-    bot: QuizTutorBot, guild_id: int, rows: list[tuple[int, int, int, int, int]]
-) -> None:
-    """(user_id, current, longest, answered, correct) rows of member stats."""
-    async with bot.services.db.session() as session:
-        for user_id, current, longest, answered, correct in rows:
-            session.add(
-                MemberStats(
-                    guild_id=guild_id,
-                    user_id=user_id,
-                    current_streak=current,
-                    longest_streak=longest,
-                    answered=answered,
-                    correct=correct,
-                )
-            )
-        await session.commit()
 
 
 async def delete_stats(bot: QuizTutorBot, guild_id: int, user_ids: list[int] | None) -> None:
@@ -56,7 +38,9 @@ async def test_streak_of_self_and_of_another_member_in_en_and_id(
     fake = discord_fake
     bob, citra, dora = fake.users_list
     async with start_bot() as bot:
-        await seed(bot, fake.guild.id, [(bob.id, 3, 5, 8, 6), (citra.id, 0, 2, 4, 1)])
+        await seed_member_stats(
+            bot.services.db, fake.guild.id, [(bob.id, 3, 5, 8, 6), (citra.id, 0, 2, 4, 1)]
+        )
 
         res = await fake.slash(bob, "streak")
         assert not res.ephemeral  # public on purpose: streaks are for showing off
@@ -101,7 +85,7 @@ async def test_leaderboard_orders_pages_and_edges(
     base = 900_000_000_000_000_000
     rows = [(base + k, k, 20 - k, k + 2, k) for k in range(1, 14)]
     async with start_bot() as bot:
-        await seed(bot, guild_id, rows)
+        await seed_member_stats(bot.services.db, guild_id, rows)
 
         res = await fake.slash(bob, "leaderboard")  # default: current streak
         assert not res.ephemeral
@@ -143,7 +127,9 @@ async def test_leaderboard_orders_pages_and_edges(
 
         # Accuracy is k / (k + 2): all 13 have at least 3 answers. Bob (1/1) and citra
         # (2/2) would top it but have too few answers to rank.
-        await seed(bot, guild_id, [(bob.id, 1, 1, 1, 1), (citra.id, 2, 2, 2, 2)])
+        await seed_member_stats(
+            bot.services.db, guild_id, [(bob.id, 1, 1, 1, 1), (citra.id, 2, 2, 2, 2)]
+        )
         res = await fake.slash(bob, "leaderboard", by="accuracy")
         embed = res.embeds[0]
         assert embed["description"].splitlines()[0] == f"🥇 <@{base + 13}> — 87% (13/15)"
@@ -177,8 +163,8 @@ async def test_leaderboard_ties_share_a_rank(
     fake = discord_fake
     bob, citra, dora = fake.users_list
     async with start_bot() as bot:
-        await seed(
-            bot,
+        await seed_member_stats(
+            bot.services.db,
             fake.guild.id,
             [(bob.id, 4, 4, 4, 4), (citra.id, 4, 4, 4, 4), (dora.id, 1, 1, 1, 1)],
         )
@@ -203,7 +189,7 @@ async def test_empty_leaderboard_is_a_friendly_private_message(
         assert res.content.startswith("Belum ada yang menjawab 3 soal harian")
 
         # A member with answers but no current streak: still empty by current streak.
-        await seed(bot, fake.guild.id, [(bob.id, 0, 2, 2, 2)])
+        await seed_member_stats(bot.services.db, fake.guild.id, [(bob.id, 0, 2, 2, 2)])
         res = await fake.slash(bob, "leaderboard", by="streak")
         assert res.ephemeral and "Nobody" in res.content
         res = await fake.slash(bob, "leaderboard", by="longest")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 
 import pytest
 
 from bot.errors import UserError
-from bot.storage import Database, MemberStats
+from bot.storage import Database
 from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, Outcome, Streaks, StreakState, apply_outcome
+from tests.support.db import seed_member_stats
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 
@@ -46,25 +47,6 @@ def test_milestones(milestone: int) -> None:
     )
 
 
-async def seed(db: Database, rows: list[tuple[int, int, int, int, int]], guild_id: int = 1) -> None:
-    """rows: (user_id, current, longest, answered, correct)."""
-    async with db.session() as session:
-        for user_id, current, longest, answered, correct in rows:
-            session.add(
-                MemberStats(
-                    guild_id=guild_id,
-                    user_id=user_id,
-                    current_streak=current,
-                    longest_streak=longest,
-                    answered=answered,
-                    correct=correct,
-                    last_settled_day=date(2026, 4, 30),
-                    updated_at=NOW,
-                )
-            )
-        await session.commit()
-
-
 async def test_streak_of_unknown_member_is_zero(db: Database) -> None:
     streak = await Streaks(db).streak(1, 99)
     assert (streak.current, streak.longest, streak.answered, streak.accuracy) == (0, 0, 0, None)
@@ -74,8 +56,8 @@ async def test_leaderboard_orders_ranks_and_pages(db: Database) -> None:
     # 26 members: streaks 1..24 and two sharing 25; zero-streak members are left out.
     rows = [(user, user, user, user, user) for user in range(1, 25)]
     rows += [(100, 25, 25, 30, 25), (101, 25, 26, 26, 26), (200, 0, 3, 3, 0), (201, 0, 0, 0, 0)]
-    await seed(db, rows)
-    await seed(db, [(1, 50, 50, 50, 50)], guild_id=2)  # another guild never leaks in
+    await seed_member_stats(db, 1, rows)
+    await seed_member_stats(db, 2, [(1, 50, 50, 50, 50)])  # another guild never leaks in
     streaks = Streaks(db)
 
     first, pages = await streaks.leaderboard(1, "streak", page=1)
@@ -102,7 +84,9 @@ async def test_leaderboard_orders_ranks_and_pages(db: Database) -> None:
 
 
 async def test_accuracy_needs_minimum_answers(db: Database) -> None:
-    await seed(db, [(1, 1, 1, 1, 1), (2, 0, 2, 4, 3), (3, 0, 3, 10, 9), (4, 0, 1, 3, 0)])
+    await seed_member_stats(
+        db, 1, [(1, 1, 1, 1, 1), (2, 0, 2, 4, 3), (3, 0, 3, 10, 9), (4, 0, 1, 3, 0)]
+    )
     rows, pages = await Streaks(db).leaderboard(1, "accuracy")
     assert MIN_ANSWERED_FOR_ACCURACY == 3
     assert pages == 1
@@ -125,5 +109,5 @@ async def test_empty_leaderboard_and_bad_arguments(db: Database) -> None:
 
 
 async def test_page_past_the_end_is_empty(db: Database) -> None:
-    await seed(db, [(1, 1, 1, 1, 1)])
+    await seed_member_stats(db, 1, [(1, 1, 1, 1, 1)])
     assert await Streaks(db).leaderboard(1, "streak", page=5) == ([], 1)

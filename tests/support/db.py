@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.quizbank import Quiz, QuizBank, parse_quiz
-from bot.storage import Database
+from bot.storage import Database, MemberStats
 
 
 def make_quiz(
@@ -68,3 +68,22 @@ async def open_db(db_url: str) -> AsyncIterator[Callable[[], Awaitable[Database]
 @pytest.fixture
 async def db(open_db: Callable[[], Awaitable[Database]]) -> Database:
     return await open_db()
+
+
+async def seed_member_stats(
+    db: Database, guild_id: int, rows: list[tuple[int, int, int, int, int]]
+) -> None:
+    """Member stats rows: (user_id, current, longest, answered, correct)."""
+    async with db.session() as session:
+        for user_id, current, longest, answered, correct in rows:
+            session.add(
+                MemberStats(
+                    guild_id=guild_id,
+                    user_id=user_id,
+                    current_streak=current,
+                    longest_streak=longest,
+                    answered=answered,
+                    correct=correct,
+                )
+            )
+        await session.commit()
