@@ -196,3 +196,19 @@ def require_manage_guild(interaction: discord.Interaction) -> None:
     permissions = interaction.permissions
     if not (permissions.manage_guild or permissions.administrator):
         raise UserError("perm.manage_guild")
+
+
+async def topic_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete of a quiz topic: the quizzes this server sees, titled in the member's language."""
+    from bot.quizbank import pick_locale
+
+    locale = interaction_locale(interaction)
+    needle = current.lower()
+    choices = []
+    for quiz in services_of(interaction).bank.visible_quizzes(interaction.guild_id):
+        title = pick_locale(quiz.title, locale)
+        if needle in quiz.id or needle in title.lower():
+            choices.append(app_commands.Choice(name=title[:100], value=quiz.id))
+    return choices[:25]  # Discord shows at most 25

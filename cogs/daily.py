@@ -21,7 +21,7 @@ from bot.daily import RevealSummary
 from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs, PublishRefused
 from bot.errors import UserError
 from bot.i18n import t
-from bot.quizbank import Question, pick_locale
+from bot.quizbank import Question
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.common import (
     BRAND_COLOUR,
@@ -30,6 +30,7 @@ from cogs.common import (
     require_manage_guild,
     send_ephemeral,
     services_of,
+    topic_choices,
 )
 from cogs.demo import ShowDemoButton
 from cogs.render import EMBED_FIELD_MAX, clip, daily_embed, reveal_embed
@@ -392,14 +393,7 @@ class DailyCog(commands.Cog):
     async def topic_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        locale = interaction_locale(interaction)
-        bank = services_of(interaction).bank
-        needle = current.lower()
-        return [
-            app_commands.Choice(name=pick_locale(quiz.title, locale)[:100], value=quiz.id)
-            for quiz in bank.visible_quizzes(interaction.guild_id)
-            if needle in quiz.id or needle in pick_locale(quiz.title, locale).lower()
-        ][:25]
+        return await topic_choices(interaction, current)
 
     @setup.autocomplete("timezone")
     async def timezone_autocomplete(

@@ -25,6 +25,7 @@ from cogs.common import (
     log_context,
     send_ephemeral,
     services_of,
+    topic_choices,
 )
 from cogs.demo import ShowDemoButton
 from cogs.render import LETTERS, answered_embed, question_embed, summary_embed
@@ -222,17 +223,7 @@ class QuizCog(commands.Cog):
     async def topic_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        from bot.quizbank import pick_locale
-
-        locale = interaction_locale(interaction)
-        bank = services_of(interaction).bank
-        quizzes = bank.visible_quizzes(interaction.guild_id)
-        return [
-            app_commands.Choice(name=pick_locale(quiz.title, locale)[:100], value=quiz.id)
-            for quiz in quizzes
-            if current.lower() in quiz.id
-            or current.lower() in pick_locale(quiz.title, locale).lower()
-        ][:25]
+        return await topic_choices(interaction, current)
 
     @quiz.command(name="stop", description="Stop your current quiz")
     async def stop(self, interaction: discord.Interaction) -> None:
