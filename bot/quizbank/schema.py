@@ -10,7 +10,7 @@ can be reported at the exact path where it occurs.
 
 from __future__ import annotations
 
-from typing import Annotated, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -64,6 +64,12 @@ class Question(_Strict):
         json_schema_extra={"enum": [*DEMO_NAMES, None]},
     )
     references: list[Reference] = Field(default_factory=list)
+    topic: Identifier | None = Field(
+        default=None, description="The idea the question is about, e.g. fp8 or loss-scaling."
+    )
+    difficulty: Literal[1, 2, 3] | None = Field(
+        default=None, description="1 basic, 2 practitioner, 3 expert."
+    )
 
     def text(self, field: str, locale: str) -> str:
         return pick_locale(getattr(self, field), locale)
