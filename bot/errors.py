@@ -15,3 +15,18 @@ class UserError(Exception):
         self.key = key
         self.params = params
         super().__init__(f"{key} {params}" if params else key)
+
+
+class SetupError(Exception):
+    """A host's set-up is wrong (bad settings, unreachable database or Discord, unwritable path).
+
+    The command line and the bot's start-up print `message` and `fix` as at most three short
+    lines, without a traceback (unless LOG_LEVEL=DEBUG), and exit with `exit_code`:
+    2 for usage or configuration, 1 for a runtime failure.
+    """
+
+    def __init__(self, message: str, fix: str = "", *, exit_code: int = 2):
+        self.message = message
+        self.fix = fix
+        self.exit_code = exit_code
+        super().__init__(message)
