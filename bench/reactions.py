@@ -4,7 +4,7 @@ Path measured: pre-serialised MESSAGE_REACTION_ADD frames (JSON text, member pay
 included, as Discord sends them) are handed to discord.py's own
 `DiscordWebSocket.received_message` of the connected shard. So discord.py's real JSON
 decoding and event routing are in the path, then the bot's gateway fast path
-(`DailyCog.install_fast_reaction_parser`: answer emoji on a known open post are graded
+(`cogs.discord_internals.ReactionParserHook`: answer emoji on a known open post are graded
 without building discord.py objects), the grading and the batched `AnswerWriter`
 commit; only the socket read is not. Why not the stand-in's websocket: it sends one
 frame per `await ws.send_str` under a lock and keeps every frame for replay, so it is
@@ -185,9 +185,8 @@ async def run(quick: bool) -> list[Row]:
                 problem = check_rows(tmp, post, USER_BASE, n, unique)
                 # The naive handler: discord.py's own parsing for every reaction, then a
                 # session and a commit per answer.
-                parsers = bot._connection.parsers
-                fast_parser = parsers["MESSAGE_REACTION_ADD"]
-                parsers["MESSAGE_REACTION_ADD"] = bot.get_cog("DailyCog").full_reaction_parser  # type: ignore[union-attr]
+                hook = bot.get_cog("DailyCog").reaction_hook  # type: ignore[union-attr]
+                hook.uninstall()
                 real = daily.record_answer
                 daily.record_answer = naive_record_answer(bot)  # type: ignore[method-assign]
                 try:
@@ -196,7 +195,7 @@ async def run(quick: bool) -> list[Row]:
                     )
                 finally:
                     daily.record_answer = real  # type: ignore[method-assign]
-                    parsers["MESSAGE_REACTION_ADD"] = fast_parser
+                    hook.install()
                 naive_problem = check_rows(tmp, naive_post, USER_BASE, n, naive_unique)
     rate = events / batched_s
     naive_rate = naive_events / naive_s

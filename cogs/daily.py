@@ -33,12 +33,12 @@ from cogs.common import (
     topic_choices,
 )
 from cogs.demo import ShowDemoButton
+from cogs.discord_internals import ReactionParserHook
 from cogs.render import EMBED_FIELD_MAX, clip, daily_embed, reveal_embed
 
 if TYPE_CHECKING:
     from bot.app import QuizTutorBot
 
-EVENT = "MESSAGE_REACTION_ADD"
 log = logging.getLogger("quiztutor.daily")
 
 
@@ -206,7 +206,7 @@ class DailyCog(commands.Cog):
         self.publisher = DiscordPublisher(bot)
         self.jobs: DailyJobs | None = None
         self._shards_seen: set[int] = set()
-        self.full_reaction_parser: Any = None  # discord.py's own, kept for the fallback
+        self.reaction_hook: ReactionParserHook | None = None
         if not bot.sync_only:
             services = bot.services
             self.jobs = DailyJobs(
@@ -214,7 +214,7 @@ class DailyCog(commands.Cog):
             )
             if bot.user is not None:
                 self.jobs.bot_user_id = bot.user.id
-            self.install_fast_reaction_parser()
+            self.reaction_hook = ReactionParserHook(bot, self._fast_reaction)
 
     def _jobs(self) -> DailyJobs:
         if self.jobs is None:
@@ -223,32 +223,23 @@ class DailyCog(commands.Cog):
 
     # -- events -------------------------------------------------------------------
 
-    def install_fast_reaction_parser(self) -> None:
-        """Grade answer reactions on known open posts straight from the gateway payload.
+    async def cog_load(self) -> None:
+        if self.reaction_hook is not None:
+            self.reaction_hook.install()
+
+    async def cog_unload(self) -> None:
+        if self.reaction_hook is not None:
+            self.reaction_hook.uninstall()
+
+    def _fast_reaction(self, message_id: int, user_id: int, emoji_name: str) -> bool:
+        """Grade an answer reaction on a known open post from the gateway payload.
 
         discord.py builds a Member and a raw event and starts a task for every reaction;
-        at thousands per second that is most of the cost. Reactions this filter does
-        not take (other emoji, posts from another process) go through discord.py as
-        usual and reach `on_raw_reaction_add`. `ConnectionState.parsers` is internal
-        to discord.py: if it is missing, the normal path simply serves everything.
+        at thousands per second that is most of the cost. Reactions this does not take
+        (other emoji, posts from another process) reach `on_raw_reaction_add` as usual.
         """
-        jobs = self.jobs
-        parsers = getattr(self.bot._connection, "parsers", None)
-        if jobs is None or not isinstance(parsers, dict) or EVENT not in parsers:
-            return
-        full_path = self.full_reaction_parser = parsers[EVENT]
-
-        def parse_reaction_add(data: dict[str, Any]) -> None:
-            emoji = data.get("emoji") or {}
-            if emoji.get("id") is None:
-                choice = EMOJI_CHOICE.get(emoji.get("name") or "")
-                if choice is not None and jobs.grade_in_memory(
-                    int(data["message_id"]), int(data["user_id"]), choice
-                ):
-                    return
-            full_path(data)
-
-        parsers[EVENT] = parse_reaction_add
+        choice = EMOJI_CHOICE.get(emoji_name)
+        return choice is not None and self._jobs().grade_in_memory(message_id, user_id, choice)
 
     @commands.Cog.listener()
     async def on_services_ready(self) -> None:
