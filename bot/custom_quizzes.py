@@ -14,6 +14,7 @@ from sqlmodel import col, select
 
 from bot.errors import UserError
 from bot.quizbank import Quiz, QuizBank, QuizFileError, parse_quiz
+from bot.quizbank.links import plain_links
 from bot.quizbank.loader import MAX_FILE_BYTES
 from bot.storage import CustomQuiz, Database, GuildDailyConfig, utcnow
 
@@ -57,10 +58,13 @@ def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
     return taken
 
 
-def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> None:
+def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
+    # Masked links in an upload would hide where they lead: show the addresses.
+    quiz = plain_links(quiz)
     bank.add(quiz)
     # QuizBank.add clears the owner of a replaced quiz: set it after adding.
     bank.owner[quiz.id] = guild_id
+    return quiz
 
 
 async def load_custom_quizzes(db: Database, bank: QuizBank) -> list[str]:
@@ -137,7 +141,7 @@ async def add_custom_quiz(
                 existing.added_at = utcnow()
                 session.add(existing)
             await session.commit()
-        _add_to_bank(bank, quiz, guild_id)
+        quiz = _add_to_bank(bank, quiz, guild_id)
     return quiz, existing is not None
 
 

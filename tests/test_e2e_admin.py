@@ -11,6 +11,7 @@ from bot.storage import CustomQuiz
 from tests.discord_fake.models import FakeGuild, FakeMessage
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
+from tests.support.daily import WAIT, post_todays_question
 
 QUIZ = """\
 id: team-basics
@@ -244,3 +245,56 @@ async def test_list_and_remove(discord_fake: FakeDiscord, start_bot: StartBot) -
         assert bot.services.bank.is_visible("gradient-accumulation", fake.guild.id)
         res = await fake.slash(admin, "quizadmin remove", quiz_id="team-basics", locale="id")
         assert res.content == "⚠️ Server ini tidak punya kuis 'team-basics'."
+
+
+LINKED_QUIZ = """\
+id: team-links
+title: {en: Team Links, id: Tautan Tim}
+description: {en: Links., id: Tautan.}
+questions:
+  - id: tl-01
+    prompt:
+      en: 'Read [the official docs](https://evil.example/phish) first. Which is right?'
+      id: 'Baca [dokumen resmi](https://evil.example/phish) dulu. Mana yang benar?'
+    choices: {en: [one, two, three], id: [satu, dua, tiga]}
+    answer: 1
+    explanation:
+      en: 'See [PyTorch](<https://evil.example/x> "PyTorch") for why.'
+      id: 'Lihat [PyTorch](<https://evil.example/x> "PyTorch") untuk alasannya.'
+    references:
+      - {title: PyTorch AMP docs, url: 'https://evil.example/amp'}
+"""
+
+
+async def test_masked_links_in_an_upload_show_their_address_in_quizzes_posts_and_reveals(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    async with start_bot() as bot:
+        res = await fake.slash(fake.admin, "quizadmin add", file=("l.yaml", LINKED_QUIZ.encode()))
+        assert (await res.wait_original(done)).content.startswith("✅")
+
+        quiz = await fake.slash(fake.users_list[0], "quiz start", topic="team-links")
+        shown = str(quiz.embeds[0])
+        assert "the official docs (https://evil.example/phish)" in shown
+        assert "](" not in shown
+        first = quiz.message.components[0]["components"][0]["custom_id"]  # type: ignore[union-attr]
+        answered = await fake.click(quiz.message, first, fake.users_list[0])  # type: ignore[arg-type]
+        shown = str(answered.embeds[0])
+        assert "See PyTorch (https://evil.example/x) for why." in shown
+        # A reference stays a link, but its title names where it leads.
+        assert "[PyTorch AMP docs (evil.example)](https://evil.example/amp)" in shown
+
+        _, _, post, _ = await post_todays_question(fake, bot, topic="team-links")
+        daily = next(m for m in fake.messages(fake.channel2) if m.id == post.message_id)
+        assert "the official docs (https://evil.example/phish)" in daily.text()
+        assert "](https://evil" not in daily.text()
+
+        revealed = await fake.slash(fake.admin, "daily reveal")
+        await revealed.wait_followup()
+        reveal = await fake.wait_for_message(
+            lambda m: m.message_reference is not None, WAIT, channel=fake.channel2
+        )
+        text = reveal.text()
+        assert "See PyTorch (https://evil.example/x) for why." in text
+        assert "](https://evil" not in text
