@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from bot.errors import UserError
+from bot.outbox import Owed, owe
 from bot.quizbank import QuizBank
 from bot.schedule import (
     DailySchedule,
@@ -303,13 +304,21 @@ class DailyService:
             post = await session.get(DailyPost, post_id)
             if post is None:
                 raise LookupError(f"no daily post {post_id}")
+            first = post.message_id is None
             post.message_id = message_id
             post.posted_at = posted_at or self.clock()
+            if first:
+                # The answer reactions are owed with the message id, in one transaction.
+                owe(session, Owed.REACTIONS, post, post.posted_at)
             await session.commit()
         if not post.settled:
             self._open[message_id] = _open_post(post)
             self._daily_channels.add(post.channel_id)
         return post
+
+    async def post(self, post_id: int) -> DailyPost | None:
+        async with self.db.session() as session:
+            return await session.get(DailyPost, post_id)
 
     async def open_posts(self) -> list[DailyPost]:
         """Posted and not yet settled."""
@@ -488,6 +497,9 @@ class DailyService:
                 ),
             )
             post.summary = summary.to_json()
+            if post.message_id is not None:
+                # The reveal is owed with the settled day, in one transaction.
+                owe(session, Owed.REVEAL, post, now)
             await session.commit()
         self._forget(post)
         return summary

@@ -30,10 +30,13 @@ from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import func
 from sqlmodel import col, select
 
 from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
+from bot.errors import PublishRefused
+from bot.outbox import OutboxService, Owed, nonce
 from bot.schedule import (
     DailySchedule,
     local_day,
@@ -41,7 +44,8 @@ from bot.schedule import (
     reveal_at,
     should_catch_up,
 )
-from bot.storage import DailyPost, GuildDailyConfig, utcnow
+from bot.storage import DailyPost, GuildDailyConfig, Outbox, utcnow
+from bot.storage.retry import retry_transient
 
 log = logging.getLogger("quiztutor.daily")
 
@@ -57,32 +61,24 @@ POST_MISFIRE_GRACE_S = 6 * 3600
 MAX_CONCURRENT_POSTS = 32
 # Startup reaction reads at once (REST, rate-limited per channel by discord.py).
 MAX_CONCURRENT_RECOVERIES = 8
-
-
-class PublishRefused(Exception):
-    """Discord refused for good (403 Forbidden, 404 channel gone): stop posting there.
-
-    `reason` is stored as the config's `disabled_reason` ("forbidden", "not_found").
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+# How often each process looks for owed messages that are due again (after a failure).
+OUTBOX_PUMP_S = 5
 
 
 class DailyPublisher(Protocol):
     """What the driver needs from Discord. Raise `PublishRefused` for 403/404."""
 
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date) -> int:
-        """Send the question embed; return the message id."""
+    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
+        """Send the question embed; return the message id. A resend with the same nonce
+        returns the message already sent."""
         ...
 
     async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
         """Add one answer reaction per choice (🇦 🇧 ...)."""
         ...
 
-    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
-        """Answer the post with the correct choice, distribution and records."""
+    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
+        """Answer the post with the correct choice, distribution and records; the reply's id."""
         ...
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
@@ -170,8 +166,13 @@ class DailyJobs:
         clock: Callable[[], datetime] = utcnow,
         max_concurrent_posts: int = MAX_CONCURRENT_POSTS,
         owns_guild: Callable[[int], bool] = lambda guild_id: True,
+        outbox: OutboxService | None = None,
     ) -> None:
         self.daily = daily
+        # What is owed to channels (answer reactions, reveals) until Discord has it.
+        self.outbox = outbox or OutboxService(daily.db, clock=clock)
+        self.outbox.senders[Owed.REACTIONS] = self._send_reactions
+        self.outbox.senders[Owed.REVEAL] = self._send_reveal
         # With several bot processes (shards split across hosts) each one schedules only
         # the guilds of its own shards; the UNIQUE(guild_id, day) claim stays the backstop.
         self.owns_guild = owns_guild
@@ -243,6 +244,16 @@ class DailyJobs:
         """Once per process, after the services exist (never again on reconnect)."""
         try:
             now = self.clock()
+            if self.scheduler is not None:
+                self.scheduler.add_job(
+                    self.run_outbox_job,
+                    IntervalTrigger(seconds=OUTBOX_PUMP_S),
+                    id="outbox",
+                    name="outbox",
+                    replace_existing=True,
+                    coalesce=True,
+                    max_instances=1,
+                )
             configs = [c for c in await self.daily.enabled_configs() if self.owns_guild(c.guild_id)]
             # Cheap and first: the day's posts must not wait for the slow REST reads below.
             for index, config in enumerate(configs, start=1):
@@ -262,8 +273,17 @@ class DailyJobs:
             await asyncio.gather(
                 *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
             )
+            # What an earlier run (or another process that died) still owed.
+            await self.run_outbox_job()
         finally:
             self.started.set()
+
+    async def run_outbox_job(self) -> int:
+        try:
+            return await self.outbox.pump(self.owns_guild)
+        except Exception:
+            log.exception("outbox delivery failed")
+            return 0
 
     async def _last_post_days(self) -> dict[int, date]:
         # One query instead of one per guild (10,000 guilds at start-up).
@@ -364,11 +384,16 @@ class DailyJobs:
         if post is None:  # another process (or a restarted one) has the day
             return PostResult(await self.daily.post_for_day(guild_id, day), False)
         assert post.id is not None
+        post_id = post.id
         async with self._post_slots:
             try:
-                message_id = await self.publisher.post(config, question_id, day)
+                message_id = await self.publisher.post(
+                    config, question_id, day, nonce("post", post_id)
+                )
             except PublishRefused as refused:
-                await self.daily.release_claim(post.id)
+                await retry_transient(
+                    lambda: self.daily.release_claim(post_id), "releasing a daily claim"
+                )
                 await self.daily.disable(guild_id, reason=refused.reason)
                 self.unschedule_guild(guild_id)
                 log.warning(
@@ -383,29 +408,17 @@ class DailyJobs:
             except Exception:
                 # Nothing was posted (as far as we know): free the day for a retry. A
                 # cancellation (shutdown) keeps the claim: the message may be out already.
-                await self.daily.release_claim(post.id)
+                await retry_transient(
+                    lambda: self.daily.release_claim(post_id), "releasing a daily claim"
+                )
                 raise
-            post = await self.daily.set_message(post.id, message_id)
+            # The message is in the channel: its id must be recorded, however busy the
+            # database is (the answer reactions are owed in the same transaction).
+            post = await retry_transient(
+                lambda: self.daily.set_message(post_id, message_id), "recording a daily post"
+            )
             self.schedule_reveal(post)
-            try:
-                await self.publisher.add_reactions(post.channel_id, message_id, question_id)
-            except PublishRefused as refused:
-                # Today's question stays open (members can add the reactions themselves),
-                # but a channel where the bot may not react is not a working setup: stop
-                # the schedule and let the next admin command say how to fix it.
-                await self.daily.disable(guild_id, reason=refused.reason)
-                self.unschedule_guild(guild_id)
-                log.warning(
-                    "Discord refused the answer reactions; schedule disabled",
-                    extra={"guild_id": guild_id, "message_id": message_id},
-                )
-            except Exception:
-                # A passing failure: members can still add the reactions themselves.
-                log.warning(
-                    "adding the answer reactions failed",
-                    exc_info=True,
-                    extra={"guild_id": guild_id, "message_id": message_id},
-                )
+            await self.outbox.deliver_for_post(Owed.REACTIONS, post_id)
         log.info(
             "daily question posted",
             extra={"guild_id": guild_id, "day": day.isoformat(), "question_id": question_id},
@@ -467,22 +480,55 @@ class DailyJobs:
             if not self.started.is_set() and post.message_id is not None:
                 # A job fired while start-up still reads reactions: read this post's first.
                 await self.recover(post)
-            summary = await self.daily.settle(post_id)
+            summary = await retry_transient(
+                lambda: self.daily.settle(post_id), "settling a daily post"
+            )
             self._remove_job(reveal_job_id(post_id))
-            if post.message_id is None:
-                return summary  # claimed but never posted: nothing to answer to
-            config = await self.daily.config(post.guild_id)
-            locale = config.locale if config is not None else "id"
-            try:
-                await self.publisher.reveal(post, summary, locale)
-            except PublishRefused as refused:
-                log.warning(
-                    "Discord refused the reveal",
-                    extra={"guild_id": post.guild_id, "reason": refused.reason},
-                )
+            if post.message_id is not None:
+                # Owed since the settle committed: sent now, or by the outbox job later.
+                await self.outbox.deliver_for_post(Owed.REVEAL, post_id)
             return summary
         finally:
             self._revealing.discard(post_id)
+
+    # -- what the outbox sends -----------------------------------------------------
+
+    async def _owed_post(self, item: Outbox) -> DailyPost:
+        async with self.daily.db.session() as session:
+            post = await session.get(DailyPost, item.post_id)
+        if post is None or post.message_id is None:
+            raise PublishRefused("not_found")  # deleted with its guild's data: nothing to say
+        return post
+
+    async def _send_reactions(self, item: Outbox) -> int | None:
+        assert item.id is not None
+        post = await self._owed_post(item)
+        assert post.message_id is not None
+        try:
+            await self.publisher.add_reactions(post.channel_id, post.message_id, post.question_id)
+        except PublishRefused as refused:
+            if refused.reason == "reactions_forbidden":
+                # Today's question stays open (members can add the reactions themselves),
+                # but a channel where the bot may not react is not a working setup: stop
+                # the schedule and let the next admin command say how to fix it.
+                await self.daily.disable(post.guild_id, reason=refused.reason)
+                self.unschedule_guild(post.guild_id)
+                log.warning(
+                    "Discord refused the answer reactions; schedule disabled",
+                    extra={"guild_id": post.guild_id, "message_id": post.message_id},
+                )
+            raise  # a deleted post (404) is given up too; tomorrow's post still goes out
+        return None
+
+    async def _send_reveal(self, item: Outbox) -> int | None:
+        assert item.id is not None
+        post = await self._owed_post(item)
+        if post.summary is None:
+            raise PublishRefused("not_found")
+        config = await self.daily.config(post.guild_id)
+        locale = config.locale if config is not None else "id"
+        summary = RevealSummary.from_json(post.summary)
+        return await self.publisher.reveal(post, summary, locale, nonce(item.kind, item.id))
 
     # -- reactions ----------------------------------------------------------------
 

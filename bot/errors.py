@@ -30,3 +30,14 @@ class SetupError(Exception):
         self.fix = fix
         self.exit_code = exit_code
         super().__init__(message)
+
+
+class PublishRefused(Exception):
+    """Discord refused for good (403 Forbidden, 404 channel gone): stop posting there.
+
+    `reason` is stored as the config's `disabled_reason` ("forbidden", "not_found").
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -18,9 +18,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.daily import RevealSummary
-from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs, PublishRefused
-from bot.errors import UserError
+from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs
+from bot.errors import PublishRefused, UserError
 from bot.i18n import t
+from bot.outbox import Owed
 from bot.quizbank import Question
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.common import (
@@ -89,13 +90,15 @@ class DiscordPublisher:
     def _channel(self, channel_id: int, guild_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
 
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date) -> int:
+    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
         bank = self.bot.services.bank
         embed = daily_embed(
             bank.quiz_of(question_id), bank.question(question_id), config.locale, day.isoformat()
         )
         try:
-            message = await self._channel(config.channel_id, config.guild_id).send(embed=embed)
+            message = await self._channel(config.channel_id, config.guild_id).send(
+                embed=embed, nonce=nonce
+            )
         except discord.HTTPException as exc:
             refused = _refusal(exc)
             if refused is not None:
@@ -112,10 +115,11 @@ class DiscordPublisher:
                 await message.add_reaction(emoji)
         except discord.Forbidden as exc:
             raise PublishRefused("reactions_forbidden") from exc
-        # Other errors (a 404: the post was deleted meanwhile) propagate and are only
-        # logged: tomorrow's post can still go out.
+        except discord.NotFound as exc:
+            # The post was deleted meanwhile: nothing to react to; tomorrow's post still goes.
+            raise PublishRefused("not_found") from exc
 
-    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
+    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
         assert post.message_id is not None
         records = self._records(summary, locale)
         question: Question | None
@@ -147,14 +151,15 @@ class DiscordPublisher:
             fail_if_not_exists=False,
         )
         try:
-            await self._channel(post.channel_id, post.guild_id).send(
-                embed=embed, reference=reference, view=view
+            message = await self._channel(post.channel_id, post.guild_id).send(
+                embed=embed, reference=reference, view=view, nonce=nonce
             )
         except discord.HTTPException as exc:
             refused = _refusal(exc)
             if refused is not None:
                 raise refused from exc
             raise
+        return message.id
 
     @staticmethod
     def _records(summary: RevealSummary, locale: str) -> str:
@@ -436,7 +441,33 @@ class DailyCog(commands.Cog):
                 reveal=discord_time(last.reveal_at),
             )
         embed.add_field(name=t("daily.status_open", locale), value=open_text, inline=False)
+        owed = await self._owed_text(guild_id, locale)
+        if owed:
+            embed.add_field(name=t("daily.owed_title", locale), value=owed, inline=False)
         await self._reply(interaction, notice, embed=embed)
+
+    async def _owed_text(self, guild_id: int, locale: str) -> str:
+        """What the outbox still owes this server's channel (after failed sends)."""
+        lines = []
+        for item in await self._jobs().outbox.pending(guild_id):
+            if item.attempts == 0:
+                continue  # being sent right now
+            post = await self._jobs().daily.post(item.post_id)
+            if post is None:
+                continue
+            lines.append(
+                t(
+                    "daily.owed_value",
+                    locale,
+                    what=t(f"daily.owed_{item.kind}", locale),
+                    day=post.day.isoformat(),
+                    link=message_link(guild_id, post.channel_id, post.message_id),
+                    attempts=item.attempts,
+                    next=discord_time(item.due_at),
+                    error=clip(item.last_error or "?", 200),
+                )
+            )
+        return clip("\n".join(lines), EMBED_FIELD_MAX)
 
     @daily.command(name="off", description="Stop the daily question")
     async def off(self, interaction: discord.Interaction) -> None:
@@ -484,11 +515,11 @@ class DailyCog(commands.Cog):
         if summary is None:
             await self._reply(interaction, notice, t("daily.nothing_open", locale))
             return
-        await self._reply(
-            interaction,
-            notice,
-            t("daily.revealed", locale, correct=summary.correct, answered=summary.answered),
-        )
+        text = t("daily.revealed", locale, correct=summary.correct, answered=summary.answered)
+        owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)
+        if owed is not None and owed.delivered_at is None and owed.gave_up is None:
+            text += "\n" + t("daily.reveal_owed", locale, next=discord_time(owed.due_at))
+        await self._reply(interaction, notice, text)
 
     @daily.command(name="stats", description="How this server is doing")
     async def stats(self, interaction: discord.Interaction) -> None:

@@ -50,6 +50,7 @@ class FakePublisher:
         self.events: list[tuple[str, Any]] = []
         self.refuse: dict[int, str] = {}  # channel id -> PublishRefused reason
         self.broken: set[int] = set()  # channel ids whose posts fail with a server error
+        self.failing_reveals = 0  # the next N reveals fail with a server error
         self.reactions: dict[int, list[tuple[int, int]]] = {}  # message id -> (user, choice)
         self._next_id = 5000
 
@@ -61,7 +62,7 @@ class FakePublisher:
     def reveals(self) -> list[RevealSummary]:
         return [e[1] for e in self.events if e[0] == "reveal"]
 
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date) -> int:
+    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
         await asyncio.sleep(0)  # let a concurrent driver interleave
         if config.channel_id in self.refuse:
             raise PublishRefused(self.refuse[config.channel_id])
@@ -74,8 +75,14 @@ class FakePublisher:
     async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
         self.events.append(("reactions", message_id))
 
-    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str) -> None:
+    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
+        await asyncio.sleep(0)  # let a concurrent driver interleave
+        if self.failing_reveals:
+            self.failing_reveals -= 1
+            raise RuntimeError("503 Service Unavailable")
         self.events.append(("reveal", summary))
+        self._next_id += 1
+        return self._next_id
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
         assert post.message_id is not None
@@ -185,7 +192,8 @@ async def test_one_cron_job_per_guild_in_its_zone(
         assert job.coalesce and job.misfire_grace_time and job.max_instances == 1
     # Reconfiguring replaces the job instead of adding a second one.
     jobs.schedule_guild(await configure(daily, G1, time="08:00"))
-    assert len(scheduler.get_jobs()) == 2
+    # The two guilds' jobs, and the outbox's retry job.
+    assert sorted(j.id for j in scheduler.get_jobs()) == ["daily:1", "daily:2", "outbox"]
 
 
 async def test_next_run_time_is_the_right_utc_instant_across_dst() -> None:
@@ -419,6 +427,131 @@ async def test_a_process_schedules_only_the_guilds_of_its_shards(
     try:
         jobs = DailyJobs(daily, publisher, scheduler, clock=clock, owns_guild=bot.owns_guild)
         await jobs.start()
-        assert [job.id for job in scheduler.get_jobs()] == [guild_job_id(odd)]
+        guild_jobs = [job.id for job in scheduler.get_jobs() if job.id != "outbox"]
+        assert guild_jobs == [guild_job_id(odd)]
     finally:
         scheduler.shutdown(wait=False)
+
+
+# -- the outbox: what is owed to a channel is delivered once, whatever fails --------
+
+
+async def test_a_failed_reveal_is_kept_and_sent_once_later_also_after_a_restart(
+    daily: DailyService,
+    make_daily: Callable[[], Awaitable[DailyService]],
+    jobs: DailyJobs,
+    publisher: FakePublisher,
+    clock: Clock,
+    make_jobs: Callable[[DailyService], DailyJobs],
+) -> None:
+    await configure(daily)
+    await jobs.run_post_job(G1)
+    publisher.failing_reveals = 1  # Discord answers 503 (discord.py does not retry it)
+    summary = await jobs.reveal_open(G1)
+    assert summary is not None and summary.day == DAY1  # settled all the same
+    assert publisher.reveals == []
+    (owed,) = await jobs.outbox.pending(G1)
+    assert owed.kind == "reveal" and owed.attempts == 1 and "503" in (owed.last_error or "")
+    # Nothing is left to reveal, but the announcement is still owed.
+    assert await jobs.reveal_open(G1) is None
+    assert await jobs.run_outbox_job() == 0  # not due before its backoff
+    assert publisher.reveals == []
+
+    # The process dies; a new one on the same database sends what is owed, once.
+    clock.now += timedelta(minutes=1)
+    restarted = make_jobs(await make_daily())
+    await restarted.start()
+    assert [s.day for s in publisher.reveals] == [DAY1]
+    assert await jobs.run_outbox_job() == 0
+    assert await restarted.run_outbox_job() == 0
+    assert len(publisher.reveals) == 1
+    assert await jobs.outbox.pending(G1) == []
+
+
+async def test_two_processes_at_the_next_post_minute_reveal_once(
+    daily: DailyService,
+    make_daily: Callable[[], Awaitable[DailyService]],
+    jobs: DailyJobs,
+    publisher: FakePublisher,
+    clock: Clock,
+    make_jobs: Callable[[DailyService], DailyJobs],
+) -> None:
+    await configure(daily)
+    other = make_jobs(await make_daily())
+    await jobs.run_post_job(G1)
+    clock.now = T0 + timedelta(days=1)
+    await asyncio.gather(jobs.run_post_job(G1), other.run_post_job(G1))
+    assert [s.day for s in publisher.reveals] == [DAY1]
+    assert [d for _, d, _, _ in publisher.posts] == [DAY1, DAY1 + timedelta(days=1)]
+
+
+async def test_answer_reactions_are_owed_with_the_post_and_retried(
+    daily: DailyService, jobs: DailyJobs, publisher: FakePublisher, clock: Clock
+) -> None:
+    await configure(daily)
+    real = publisher.add_reactions
+    failures = 0
+
+    async def flaky(channel_id: int, message_id: int, question_id: str) -> None:
+        nonlocal failures
+        if failures == 0:
+            failures += 1
+            raise RuntimeError("502 Bad Gateway")
+        await real(channel_id, message_id, question_id)
+
+    publisher.add_reactions = flaky  # type: ignore[method-assign]
+    await jobs.run_post_job(G1)
+    post = await post_of(daily, G1, DAY1)
+    assert [e for e in publisher.events if e[0] == "reactions"] == []
+    clock.now += timedelta(seconds=10)
+    assert await jobs.run_outbox_job() == 1
+    assert [e for e in publisher.events if e[0] == "reactions"] == [("reactions", post.message_id)]
+
+
+@pytest.fixture
+def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fail fast instead of waiting out the production busy timeout (10 s); requested
+    # before the database fixtures so every connection gets it.
+    monkeypatch.setattr("bot.storage.database.BUSY_TIMEOUT_MS", 50)
+
+
+@pytest.mark.sqlite_only
+async def test_a_locked_database_during_a_post_loses_nothing(
+    short_busy_timeout: None,
+    daily: DailyService,
+    jobs: DailyJobs,
+    publisher: FakePublisher,
+    db_url: str,
+) -> None:
+    """The message is out when the database is locked by another writer: its id and the
+    answer reactions must still be recorded, not lost with the failed transaction."""
+    import logging
+    import sqlite3
+
+    await configure(daily)
+    path = db_url.split("///", 1)[1]
+    holder = sqlite3.connect(path, timeout=0, isolation_level=None)
+    real_post = publisher.post
+
+    async def post_then_lock(*args: Any) -> int:
+        message_id = await real_post(*args)
+        holder.execute("BEGIN IMMEDIATE")  # another process takes the write lock
+        return message_id
+
+    class ReleaseOnRetry(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "transient database error" in record.getMessage() and holder.in_transaction:
+                holder.rollback()
+
+    publisher.post = post_then_lock  # type: ignore[method-assign]
+    handler = ReleaseOnRetry(logging.WARNING)
+    logging.getLogger("quiztutor.storage").addHandler(handler)
+    try:
+        await jobs.run_post_job(G1)
+    finally:
+        logging.getLogger("quiztutor.storage").removeHandler(handler)
+        holder.close()
+    assert len(publisher.posts) == 1
+    post = await post_of(daily, G1, DAY1)
+    assert post.message_id == publisher.posts[0][3]
+    assert ("reactions", post.message_id) in publisher.events

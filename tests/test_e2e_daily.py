@@ -11,10 +11,15 @@ import asyncio
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+from sqlalchemy import update
+from sqlmodel import col
+
 from bot.daily import schedule_for
 from bot.daily_jobs import ANSWER_EMOJI, guild_job_id
 from bot.schedule import next_post_at
-from tests.discord_fake import Emoji
+from bot.storage import Outbox, utcnow
+from tests.discord_fake import Emoji, FakeMessage
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import (
@@ -24,6 +29,7 @@ from tests.support.daily import (
     choices_of,
     is_daily_post,
     passed_today,
+    post_todays_question,
     setup_daily,
     started,
     the_post,
@@ -264,3 +270,47 @@ async def test_rate_limited_post_is_retried(discord_fake: FakeDiscord, start_bot
         assert limited.hits == 1
         posts = [m for m in fake.messages(fake.channel2) if is_daily_post(m)]
         assert len(posts) == 1
+
+
+async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
+    discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """discord.py does not retry a 503: the reveal is owed in the database and sent later,
+    once, also across a restart."""
+    fake = discord_fake
+    bob = fake.users_list[0]
+    monkeypatch.setattr("bot.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
+
+    def reveals() -> list[FakeMessage]:
+        return [m for m in fake.messages(fake.channel2) if m.message_reference is not None]
+
+    async with start_bot() as bot:
+        jobs, message, post, (n, right, _) = await post_todays_question(fake, bot)
+        await fake.react(message, bob, ANSWER_EMOJI[right])
+        await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
+        fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=503, code=0, times=1)
+
+        res = await fake.slash(fake.admin, "daily reveal")
+        said = (await res.wait_followup()).text()
+        assert "1 of 1" in said and "retried automatically" in said
+        status = await fake.slash(fake.admin, "daily status")
+        assert "Still to be sent" in status.text and "reveal" in status.text
+        assert "503" in status.text
+        nothing = await fake.slash(fake.admin, "daily reveal")
+        assert "no open daily question" in (await nothing.wait_followup()).text()
+        assert reveals() == []
+        # The process stops before the retry is due; pretend the backoff has passed.
+        async with bot.services.db.session() as session:
+            await session.exec(
+                update(Outbox).where(col(Outbox.post_id) == post.id).values(due_at=utcnow())
+            )
+            await session.commit()
+
+    for _ in range(2):  # restarted (twice): sent once, at the first start
+        async with start_bot() as bot:
+            await started(bot)
+            (reveal,) = reveals()
+            assert int(reveal.message_reference["message_id"]) == message.id  # type: ignore[index]
+            assert "1 of 1 answered correctly" in reveal.text()
+            status = await fake.slash(fake.admin, "daily status")
+            assert "Still to be sent" not in status.text

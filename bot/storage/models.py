@@ -175,3 +175,32 @@ class CustomQuiz(SQLModel, table=True):
     source: str
     added_by: int = _snowflake()
     added_at: datetime = _when(default_factory=utcnow)
+
+
+class Outbox(SQLModel, table=True):
+    """A message the bot owes a channel, recorded with the state change that owes it.
+
+    UNIQUE(kind, post_id): at most one announcement of each kind per post. Delivery is
+    claimed with a lease (`claimed_by`, `claimed_until`) so one process sends it, and a
+    row is done when `delivered_at` (sent) or `gave_up` (refused for good) is set.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        sa.UniqueConstraint("kind", "post_id", name="uq_outbox_kind_post"),
+        sa.Index("ix_outbox_pending", "delivered_at", "due_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=20, description="reveal | reactions")
+    guild_id: int = _snowflake()
+    post_id: int = Field(foreign_key="daily_post.id", ondelete="CASCADE")
+    created_at: datetime = _when(default_factory=utcnow)
+    due_at: datetime = _when(default_factory=utcnow)
+    attempts: int = 0
+    claimed_by: str | None = Field(default=None, max_length=64)
+    claimed_until: datetime | None = _when(default=None)
+    delivered_at: datetime | None = _when(default=None)
+    message_id: int | None = _snowflake(default=None)
+    gave_up: str | None = Field(default=None, max_length=40)
+    last_error: str | None = Field(default=None, max_length=200)

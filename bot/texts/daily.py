@@ -97,6 +97,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Today's question could not be posted; please try again.",
         "id": "Soal hari ini tidak bisa dikirim; silakan coba lagi.",
     },
+    "daily.owed_title": {"en": "Still to be sent", "id": "Belum terkirim"},
+    "daily.owed_value": {
+        "en": "The {what} of [{day}]({link}): {attempts} failed tries, next try {next}. Last error: {error}",
+        "id": "{what} untuk [{day}]({link}): {attempts} kali gagal, dicoba lagi {next}. Galat terakhir: {error}",
+    },
+    "daily.owed_reveal": {"en": "reveal", "id": "Pengumuman jawaban"},
+    "daily.owed_reactions": {"en": "answer reactions", "id": "Reaksi jawaban"},
+    "daily.reveal_owed": {
+        "en": "Discord did not take the announcement yet; it is kept and retried automatically (next try {next}). `/daily status` shows it until it is out.",
+        "id": "Discord belum menerima pengumumannya; pengumuman disimpan dan dikirim ulang otomatis (percobaan berikutnya {next}). `/daily status` menampilkannya sampai terkirim.",
+    },
     "daily.revealed": {
         "en": "✅ Revealed: {correct} of {answered} answered correctly. Streaks are updated.",
         "id": "✅ Jawaban dibuka: {correct} dari {answered} menjawab dengan benar. Streak diperbarui.",

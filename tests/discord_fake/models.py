@@ -310,6 +310,7 @@ class FakeMessage:
     interaction_metadata: dict[str, Any] | None = None
     message_reference: dict[str, Any] | None = None
     poll: dict[str, Any] | None = None
+    nonce: str | None = None
     deleted: bool = False
     edits: int = 0
     # emoji key -> (emoji, user ids in reaction order)
@@ -381,6 +382,8 @@ class FakeMessage:
             data["interaction_metadata"] = self.interaction_metadata
         if self.message_reference is not None:
             data["message_reference"] = self.message_reference
+        if self.nonce is not None:
+            data["nonce"] = self.nonce
         if self.poll is not None:
             data["poll"] = self.poll
         return data

@@ -815,7 +815,17 @@ class FakeDiscord(Driver):
             or payload.get("poll")
         ):
             return _error(400, 50006, "Cannot send an empty message")
-        message = self.store_message(channel, self.bot_user, payload, body.files)
+        nonce = payload.get("nonce")
+        if nonce is not None and payload.get("enforce_nonce"):
+            # Discord returns the message already created with this nonce (by this
+            # author, in the last few minutes) instead of creating a second one.
+            for earlier_id in reversed(self.channel_log[channel.id]):
+                earlier = self.message_store[earlier_id]
+                if earlier.nonce == str(nonce) and earlier.author is self.bot_user:
+                    return _json(earlier.payload(self.bot_user.id))
+        message = self.store_message(
+            channel, self.bot_user, payload, body.files, nonce=None if nonce is None else str(nonce)
+        )
         await self.announce_message(message)
         return _json(message.payload(self.bot_user.id))
 
