@@ -84,6 +84,8 @@ class RevealSummary:
     correct: int
     new_bests: list[tuple[int, int]] = field(default_factory=list)  # (user_id, streak)
     milestones: list[tuple[int, int]] = field(default_factory=list)  # (user_id, 7|30|100)
+    # Reacted with several letters while the bot was offline, and so not counted.
+    unclear: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -98,6 +100,7 @@ class RevealSummary:
                 "day": date.fromisoformat(data["day"]),
                 "new_bests": [tuple(x) for x in data["new_bests"]],
                 "milestones": [tuple(x) for x in data["milestones"]],
+                "unclear": data.get("unclear", 0),
             }
         )
 
@@ -443,6 +446,17 @@ class DailyService:
         )
         return sum(results)
 
+    async def note_unclear(self, post_id: int, users: Sequence[int]) -> None:
+        """Remember members whose offline reactions named several letters (not counted)."""
+        if not users:
+            return
+        async with self.db.session() as session:
+            post = await session.get(DailyPost, post_id)
+            if post is None or post.settled:
+                return
+            post.unclear_users = sorted(set(post.unclear_users or ()) | set(users))
+            await session.commit()
+
     # -- reveal -----------------------------------------------------------------
 
     async def settle(self, post_id: int, now: datetime | None = None) -> RevealSummary:
@@ -495,6 +509,7 @@ class DailyService:
                 milestones=sorted(
                     (m.user_id, m.update.milestone) for m in settled if m.update.milestone
                 ),
+                unclear=len(set(post.unclear_users or ()) - {a.user_id for a in answers}),
             )
             post.summary = summary.to_json()
             if post.message_id is not None:

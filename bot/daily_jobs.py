@@ -120,6 +120,14 @@ def one_answer_each(reactions: Sequence[tuple[int, int]]) -> list[tuple[int, int
     return [(u, next(iter(choices[u]))) for u in order if len(choices[u]) == 1]
 
 
+def several_answers(reactions: Sequence[tuple[int, int]]) -> list[int]:
+    """The members `one_answer_each` leaves out: two or more different letters."""
+    choices: dict[int, set[int]] = {}
+    for user_id, choice in reactions:
+        choices.setdefault(user_id, set()).add(choice)
+    return sorted(u for u, c in choices.items() if len(c) > 1)
+
+
 SCHEDULE_CHUNK = 200
 
 
@@ -330,7 +338,10 @@ class DailyJobs:
         reactions = await self.publisher.fetch_reactions(post)
         if self.bot_user_id is not None:
             reactions = [(u, c) for u, c in reactions if u != self.bot_user_id]
-        return await self.daily.recover_answers(post, one_answer_each(reactions))
+        counted = await self.daily.recover_answers(post, one_answer_each(reactions))
+        assert post.id is not None
+        await self.daily.note_unclear(post.id, several_answers(reactions))
+        return counted
 
     # -- posting ------------------------------------------------------------------
 

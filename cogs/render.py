@@ -174,6 +174,11 @@ def reveal_embed(
             locale,
             correct=summary.correct,
             answered=summary.answered,
+        )
+        + (
+            "\n" + t("daily.result_unclear", locale, count=summary.unclear)
+            if summary.unclear
+            else ""
         ),
         inline=False,
     )

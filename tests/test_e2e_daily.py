@@ -206,11 +206,23 @@ async def test_restart_catches_up_and_counts_offline_reactions_once(
     fake.react_silently(message, dora, ANSWER_EMOJI[right])
     fake.react_silently(message, dora, ANSWER_EMOJI[wrong])  # which came first? not counted
 
-    for _ in range(2):  # and once more: recovery is idempotent, catch-up happens once
+    for attempt in range(2):  # and once more: recovery is idempotent, catch-up happens once
         async with start_bot() as bot:
             await started(bot)
             assert await answers(bot, post.id) == {bob.id: right, citra.id: right}  # type: ignore[arg-type]
             assert len([m for m in fake.messages(fake.channel2) if is_daily_post(m)]) == 1
+            if attempt == 0:
+                continue
+            # The reveal says who was left out and why (dora; bob's live answer counts).
+            res = await fake.slash(fake.admin, "daily reveal")
+            await res.wait_followup()
+            reveal = await fake.wait_for_message(
+                lambda m: m.message_reference is not None, WAIT, channel=fake.channel2
+            )
+            assert "2 of 2 answered correctly" in reveal.text()
+            assert "Not counted: 1 member(s) who reacted with more than one letter" in (
+                reveal.text()
+            )
 
 
 async def test_channel_deleted_disables_and_tells_the_admin(

@@ -84,6 +84,9 @@ class DailyPost(SQLModel, table=True):
     reveal_at: datetime = _when()
     settled: bool = False
     summary: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    # Members found with two or more answer letters when reactions made while the bot was
+    # offline were read back (the order is unknown, so none of theirs counts).
+    unclear_users: list[int] | None = Field(default=None, sa_type=sa.JSON)
 
 
 class DailyAnswer(SQLModel, table=True):

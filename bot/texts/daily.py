@@ -32,6 +32,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "daily.reveal_title": {"en": "Answer: {letter}", "id": "Jawaban: {letter}"},
     "daily.result_name": {"en": "Result", "id": "Hasil"},
+    "daily.result_unclear": {
+        "en": "Not counted: {count} member(s) who reacted with more than one letter while the bot was offline (the order of reactions made then is unknown).",
+        "id": "Tidak dihitung: {count} anggota yang bereaksi dengan lebih dari satu huruf saat bot sedang offline (urutan reaksi saat itu tidak diketahui).",
+    },
     "daily.result": {
         "en": "{correct} of {answered} answered correctly.",
         "id": "{correct} dari {answered} menjawab dengan benar.",

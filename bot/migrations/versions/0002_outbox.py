@@ -1,4 +1,5 @@
-"""The outbox: messages owed to a channel (reveals, answer reactions) until delivered.
+"""The outbox: messages owed to a channel (reveals, answer reactions) until delivered;
+daily_post.unclear_users: members whose offline reactions could not be counted.
 
 Revision ID: 0002
 Revises: 0001
@@ -39,8 +40,12 @@ def upgrade() -> None:
         sa.UniqueConstraint("kind", "post_id", name="uq_outbox_kind_post"),
     )
     op.create_index("ix_outbox_pending", "outbox", ["delivered_at", "due_at"])
+    with op.batch_alter_table("daily_post") as batch:
+        batch.add_column(sa.Column("unclear_users", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("daily_post") as batch:
+        batch.drop_column("unclear_users")
     op.drop_index("ix_outbox_pending", table_name="outbox")
     op.drop_table("outbox")
