@@ -49,7 +49,7 @@ def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
 
     The server's own quiz with the same id is being replaced, so its ids are not conflicts.
     """
-    replacing = quiz.id in bank.quizzes and bank.owner.get(quiz.id) == guild_id
+    replacing = bank.owner_of(quiz.id) == guild_id
     taken = [quiz.id] if quiz.id in bank.quizzes and not replacing else []
     for question in quiz.questions:
         holder = _quiz_of_question(bank, question.id)
@@ -61,9 +61,7 @@ def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
 def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
     # Masked links in an upload would hide where they lead: show the addresses.
     quiz = plain_links(quiz)
-    bank.add(quiz)
-    # QuizBank.add clears the owner of a replaced quiz: set it after adding.
-    bank.owner[quiz.id] = guild_id
+    bank.add(quiz, owner=guild_id)
     return quiz
 
 
@@ -172,5 +170,5 @@ async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_i
             await session.commit()
         # Only this server's copy: a stored upload that was skipped at start may share
         # its id with a shipped quiz, which must stay.
-        if bank.owner.get(quiz_id) == guild_id:
+        if bank.owner_of(quiz_id) == guild_id:
             bank.remove(quiz_id)

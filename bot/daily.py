@@ -174,11 +174,7 @@ class DailyService:
         post_time = parse_post_time(time)
         parse_timezone(timezone)
         parse_reveal_after(reveal_after)
-        if topic is not None and topic not in self.bank.quizzes:
-            raise UserError(
-                "daily.unknown_topic", topic=topic, available=", ".join(sorted(self.bank.quizzes))
-            )
-        if not self.bank.all_questions(topic):
+        if not self.bank.visible_questions(guild_id, topic, unknown="daily.unknown_topic"):
             raise UserError("daily.no_questions")
         if locale not in LOCALES:
             raise UserError("daily.bad_locale", value=locale, allowed=", ".join(LOCALES))
@@ -261,12 +257,8 @@ class DailyService:
                     .order_by(col(DailyPost.day))
                 )
             ).all()
-        if topic is None:
-            # All quizzes this server may see: shipped ones and its own, never another's.
-            quizzes = self.bank.visible_quizzes(guild_id)
-            questions = [q.id for quiz in quizzes for q in quiz.questions]
-        else:
-            questions = [q.id for q in self.bank.all_questions(topic)]
+        # All quizzes this server may see: shipped ones and its own, never another's.
+        questions = [q.id for q in self.bank.visible_questions(guild_id, topic)]
         return choose_question(guild_id, day, questions, list(history))
 
     async def claim_post(
@@ -381,7 +373,7 @@ class DailyService:
             question = self.bank.question(question_id)
         except KeyError:
             return None
-        return question.answer, len(next(iter(question.choices.values())))
+        return question.answer, question.n_choices
 
     async def record_answer(
         self, post: OpenPost, user_id: int, choice: int, now: datetime | None = None

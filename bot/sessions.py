@@ -83,19 +83,8 @@ class QuizSessions:
         seed: int | None = None,
     ) -> QuizSession:
         """A new session of `count` random questions (all when None); stops the user's old one."""
-        visible = self.bank.visible_quizzes(guild_id)
-        if quiz_id is not None and quiz_id not in {quiz.id for quiz in visible}:
-            raise UserError(
-                "quiz.unknown_topic",
-                topic=quiz_id,
-                available=", ".join(sorted(quiz.id for quiz in visible)),
-            )
         # Shipped quizzes and this server's own; never another server's uploads.
-        questions = (
-            self.bank.all_questions(quiz_id)
-            if quiz_id is not None
-            else [question for quiz in visible for question in quiz.questions]
-        )
+        questions = self.bank.visible_questions(guild_id, quiz_id)
         if not questions:
             raise UserError("quiz.no_questions")
         if count is None:
@@ -112,7 +101,7 @@ class QuizSessions:
             quiz_id=quiz_id,
             locale=locale,
             question_ids=[q.id for q in picked],
-            choice_orders=[choice_order(_n_choices(q), rng) for q in picked],
+            choice_orders=[choice_order(q.n_choices, rng) for q in picked],
             started_at=now,
             last_activity_at=now,
         )
@@ -314,7 +303,3 @@ class QuizSessions:
             end - quiz.started_at,
             quiz.status,
         )
-
-
-def _n_choices(question: Question) -> int:
-    return len(next(iter(question.choices.values())))

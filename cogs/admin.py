@@ -123,12 +123,12 @@ class AdminCog(commands.Cog):
         locale = interaction_locale(interaction)
         services = services_of(interaction)
         bank = services.bank
-        shipped = [q for q in bank.quizzes.values() if bank.owner.get(q.id) is None]
+        shipped = [q for q in bank.quizzes.values() if bank.is_shipped(q.id)]
         stored = await guild_quiz_ids(services.db, guild_id)
         own = []
         for quiz_id in stored:
             # A stored upload that no longer validates is not in the bank: say so.
-            if bank.owner.get(quiz_id) == guild_id:
+            if bank.owner_of(quiz_id) == guild_id:
                 own.append(_line(bank.quiz(quiz_id), locale))
             else:
                 own.append(t("admin.list_broken", locale, quiz_id=quiz_id))

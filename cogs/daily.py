@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.daily import RevealSummary
 from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs
-from bot.errors import PublishRefused, UserError
+from bot.errors import PublishRefused
 from bot.i18n import t
 from bot.outbox import Owed
 from bot.quizbank import Question
@@ -108,7 +108,7 @@ class DiscordPublisher:
 
     async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
         question = self.bot.services.bank.question(question_id)
-        n_choices = len(next(iter(question.choices.values())))
+        n_choices = question.n_choices
         message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
         try:
             for emoji in ANSWER_EMOJI[:n_choices]:
@@ -174,7 +174,7 @@ class DiscordPublisher:
         assert post.message_id is not None
         try:
             question = self.bot.services.bank.question(post.question_id)
-            n_choices = len(next(iter(question.choices.values())))
+            n_choices = question.n_choices
         except KeyError:
             n_choices = len(ANSWER_EMOJI)
         found: list[tuple[int, int]] = []
@@ -347,9 +347,6 @@ class DailyCog(commands.Cog):
     ) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         services = services_of(interaction)
-        if topic is not None and not services.bank.is_visible(topic, guild_id):
-            available = ", ".join(q.id for q in services.bank.visible_quizzes(guild_id))
-            raise UserError("daily.unknown_topic", topic=topic, available=available)
         config = await services.daily.configure(
             guild_id,
             channel.id,

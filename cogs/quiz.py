@@ -201,11 +201,6 @@ class QuizCog(commands.Cog):
             raise UserError("cooldown", seconds=max(1, round(wait)))
         services = services_of(interaction)
         try:
-            if topic is not None and not services.bank.is_visible(topic, interaction.guild_id):
-                available = ", ".join(
-                    q.id for q in services.bank.visible_quizzes(interaction.guild_id)
-                )
-                raise UserError("quiz.unknown_topic", topic=topic, available=available)
             session = await services.sessions.start(
                 interaction.user.id, interaction.guild_id, topic, questions, locale
             )

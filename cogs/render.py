@@ -129,7 +129,7 @@ def summary_embed(
 
 
 def daily_embed(quiz: Quiz, question: Question, locale: str, day: str) -> discord.Embed:
-    order = list(range(len(question.choice_texts(locale))))
+    order = list(range(question.n_choices))
     embed = discord.Embed(
         title=t("daily.post_title", locale, day=day),
         description=clip(

@@ -65,7 +65,7 @@ async def test_stored_quizzes_load_at_start_and_a_broken_one_is_skipped(
     assert sorted(skipped) == ["mixed", "old"]
     assert fresh.is_visible("ours", GUILD) and not fresh.is_visible("ours", OTHER)
     assert fresh.is_visible("theirs", OTHER) and not fresh.is_visible("theirs", GUILD)
-    assert fresh.owner["ours"] == GUILD
+    assert fresh.owner_of("ours") == GUILD and fresh.owner_of("mixed") is None
     # The shipped quiz stays the shipped one, visible everywhere.
     assert fresh.quiz("mixed").questions[0].id == "mx-01"
     assert fresh.is_visible("mixed", OTHER)

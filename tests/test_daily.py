@@ -306,8 +306,7 @@ async def test_a_servers_own_quiz_never_feeds_another_servers_daily(
 ) -> None:
     from tests.support.db import make_quiz
 
-    bank.add(make_quiz("private", [0, 1], prefix="pv"))
-    bank.owner["private"] = 111  # uploaded by server 111
+    bank.add(make_quiz("private", [0, 1], prefix="pv"), owner=111)  # uploaded by server 111
     for offset in range(12):
         day = date(2026, 1, 1) + timedelta(days=offset)
         assert not (await daily.pick_question(222, day, None)).startswith("pv-")
@@ -327,3 +326,17 @@ async def test_answers_still_queued_at_the_reveal_count_in_it(daily: DailyServic
     assert (summary.answered, summary.correct) == (50, 50)
     streaks = Streaks(daily.db)
     assert (await streaks.streak(GUILD, 120)).current == 1
+
+
+async def test_one_visibility_rule_refuses_another_servers_quiz_as_a_daily_topic(
+    daily: DailyService, bank: QuizBank
+) -> None:
+    from tests.support.db import make_quiz
+
+    bank.add(make_quiz("private", [0, 1], prefix="pv"), owner=111)
+    with pytest.raises(UserError) as refused:
+        await daily.configure(222, 10, "07:30", "Asia/Jakarta", topic="private")
+    assert refused.value.key == "daily.unknown_topic"
+    assert refused.value.params == {"topic": "private", "available": "accum, mixed"}
+    config = await daily.configure(111, 10, "07:30", "Asia/Jakarta", topic="private")
+    assert config.topic == "private"

@@ -6,6 +6,7 @@ import random
 from collections.abc import Iterable
 from pathlib import Path
 
+from bot.errors import UserError
 from bot.quizbank.loader import SHIPPED_DIR, QuizFileError, load_quizzes
 from bot.quizbank.schema import Question, Quiz
 
@@ -14,7 +15,7 @@ class QuizBank:
     def __init__(self, quizzes: Iterable[Quiz]):
         self.quizzes: dict[str, Quiz] = {}
         # Which server a quiz belongs to; shipped quizzes (None) are visible everywhere.
-        self.owner: dict[str, int | None] = {}
+        self._owner: dict[str, int] = {}
         self._questions: dict[str, tuple[Quiz, Question]] = {}
         for quiz in quizzes:
             self.add(quiz)
@@ -27,7 +28,8 @@ class QuizBank:
             raise QuizFileError(problems)
         return cls(quizzes)
 
-    def add(self, quiz: Quiz) -> None:
+    def add(self, quiz: Quiz, owner: int | None = None) -> None:
+        """Add (or replace) a quiz; `owner` is the server of an uploaded quiz, None if shipped."""
         clash = [
             q.id
             for q in quiz.questions
@@ -37,25 +39,47 @@ class QuizBank:
             raise ValueError(f"question ids already used by another quiz: {', '.join(clash)}")
         self.remove(quiz.id)
         self.quizzes[quiz.id] = quiz
+        if owner is not None:
+            self._owner[quiz.id] = owner
         for question in quiz.questions:
             self._questions[question.id] = (quiz, question)
 
     def remove(self, quiz_id: str) -> None:
         old = self.quizzes.pop(quiz_id, None)
-        self.owner.pop(quiz_id, None)
+        self._owner.pop(quiz_id, None)
         if old is not None:
             for question in old.questions:
                 self._questions.pop(question.id, None)
 
-    def visible_quizzes(self, guild_id: int | None) -> list[Quiz]:
-        return [
-            quiz
-            for quiz_id, quiz in self.quizzes.items()
-            if self.owner.get(quiz_id) in (None, guild_id)
-        ]
+    def owner_of(self, quiz_id: str) -> int | None:
+        """The server that uploaded the quiz; None for a shipped quiz (or an unknown id)."""
+        return self._owner.get(quiz_id)
+
+    def is_shipped(self, quiz_id: str) -> bool:
+        return quiz_id in self.quizzes and quiz_id not in self._owner
 
     def is_visible(self, quiz_id: str, guild_id: int | None) -> bool:
-        return quiz_id in self.quizzes and self.owner.get(quiz_id) in (None, guild_id)
+        """The one visibility rule: shipped quizzes everywhere, an upload in its own server."""
+        return quiz_id in self.quizzes and self._owner.get(quiz_id) in (None, guild_id)
+
+    def visible_quizzes(self, guild_id: int | None) -> list[Quiz]:
+        """The quizzes a server may see, sorted by id (for lists, autocomplete, daily topics)."""
+        return [self.quizzes[i] for i in sorted(self.quizzes) if self.is_visible(i, guild_id)]
+
+    def visible_questions(
+        self, guild_id: int | None, topic: str | None = None, *, unknown: str = "quiz.unknown_topic"
+    ) -> list[Question]:
+        """The questions a server may be asked: of `topic`, or of every quiz it may see.
+
+        A topic the server may not see is refused as unknown (the message key `unknown`),
+        listing the ones it may see.
+        """
+        if topic is None:
+            return [q for quiz in self.visible_quizzes(guild_id) for q in quiz.questions]
+        if not self.is_visible(topic, guild_id):
+            available = ", ".join(quiz.id for quiz in self.visible_quizzes(guild_id))
+            raise UserError(unknown, topic=topic, available=available)
+        return list(self.quizzes[topic].questions)
 
     def quiz(self, quiz_id: str) -> Quiz:
         return self.quizzes[quiz_id]

@@ -77,6 +77,11 @@ class Question(_Strict):
     def choice_texts(self, locale: str) -> list[str]:
         return pick_locale(self.choices, locale)
 
+    @property
+    def n_choices(self) -> int:
+        """Every locale has the same number of choices (checked when the file is loaded)."""
+        return len(next(iter(self.choices.values())))
+
 
 class Quiz(_Strict):
     id: Identifier = Field(description="Stable quiz id; also the topic name users pick.")
