@@ -20,7 +20,7 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from bot.errors import UserError
+from bot.errors import StopReason, UserError
 from bot.outbox import Owed, owe
 from bot.quizbank import QuizBank
 from bot.schedule import (
@@ -218,8 +218,8 @@ class DailyService:
         upcoming = next_post_at(self.clock(), schedule_for(config)) if config.enabled else None
         return DailyStatus(config, upcoming, last)
 
-    async def disable(self, guild_id: int, reason: str | None = None) -> bool:
-        """Stop posting. `reason` is set when Discord refused (e.g. "forbidden", "not_found")."""
+    async def disable(self, guild_id: int, reason: StopReason | None = None) -> bool:
+        """Stop posting. `reason` is set when Discord refused for good."""
         async with self.db.session() as session:
             config = await session.get(GuildDailyConfig, guild_id)
             if config is None:

@@ -35,7 +35,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
-from bot.errors import PublishRefused
+from bot.errors import PublishRefused, StopReason
 from bot.outbox import OutboxService, Owed, nonce
 from bot.schedule import (
     DailySchedule,
@@ -508,7 +508,9 @@ class DailyJobs:
         async with self.daily.db.session() as session:
             post = await session.get(DailyPost, item.post_id)
         if post is None or post.message_id is None:
-            raise PublishRefused("not_found")  # deleted with its guild's data: nothing to say
+            raise PublishRefused(
+                StopReason.NOT_FOUND
+            )  # deleted with its guild's data: nothing to say
         return post
 
     async def _send_reactions(self, item: Outbox) -> int | None:
@@ -518,7 +520,7 @@ class DailyJobs:
         try:
             await self.publisher.add_reactions(post.channel_id, post.message_id, post.question_id)
         except PublishRefused as refused:
-            if refused.reason == "reactions_forbidden":
+            if refused.reason is StopReason.REACTIONS_FORBIDDEN:
                 # Today's question stays open (members can add the reactions themselves),
                 # but a channel where the bot may not react is not a working setup: stop
                 # the schedule and let the next admin command say how to fix it.
@@ -535,7 +537,7 @@ class DailyJobs:
         assert item.id is not None
         post = await self._owed_post(item)
         if post.summary is None:
-            raise PublishRefused("not_found")
+            raise PublishRefused(StopReason.NOT_FOUND)
         config = await self.daily.config(post.guild_id)
         locale = config.locale if config is not None else "id"
         summary = RevealSummary.from_json(post.summary)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 
@@ -32,12 +33,22 @@ class SetupError(Exception):
         super().__init__(message)
 
 
+class StopReason(StrEnum):
+    """Why Discord refused for good; stored as the daily config's `disabled_reason`."""
+
+    FORBIDDEN = "forbidden"  # 403 on posting: the bot may not send there
+    NOT_FOUND = "not_found"  # 404: the channel (or the message) is gone
+    REACTIONS_FORBIDDEN = "reactions_forbidden"  # 403 on adding the answer reactions
+
+    @property
+    def message_key(self) -> str:
+        """The text that tells an admin how to fix it (bot.texts.daily)."""
+        return f"daily.disabled_{self.value}"
+
+
 class PublishRefused(Exception):
-    """Discord refused for good (403 Forbidden, 404 channel gone): stop posting there.
+    """Discord refused for good (403 Forbidden, 404 channel gone): stop posting there."""
 
-    `reason` is stored as the config's `disabled_reason` ("forbidden", "not_found").
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, reason: StopReason) -> None:
+        super().__init__(reason.value)
         self.reason = reason

@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.daily import RevealSummary
 from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs
-from bot.errors import PublishRefused
+from bot.errors import PublishRefused, StopReason
 from bot.i18n import t
 from bot.outbox import Owed
 from bot.quizbank import Question
@@ -57,21 +57,19 @@ def discord_time(when: datetime) -> str:
 def _refusal(error: discord.HTTPException) -> PublishRefused | None:
     """403/404 mean "not here, not now, not later": the caller stops posting there."""
     if isinstance(error, discord.Forbidden):
-        return PublishRefused("forbidden")
+        return PublishRefused(StopReason.FORBIDDEN)
     if isinstance(error, discord.NotFound):
-        return PublishRefused("not_found")
+        return PublishRefused(StopReason.NOT_FOUND)
     return None
 
 
 def disabled_notice(config: GuildDailyConfig, locale: str) -> str:
     channel = f"<#{config.channel_id}>"
-    if config.disabled_reason == "forbidden":
-        return t("daily.disabled_forbidden", locale, channel=channel)
-    if config.disabled_reason == "not_found":
-        return t("daily.disabled_not_found", locale, channel=channel)
-    if config.disabled_reason == "reactions_forbidden":
-        return t("daily.disabled_reactions", locale, channel=channel)
-    return t("daily.disabled_other", locale, channel=channel, reason=config.disabled_reason)
+    try:
+        reason = StopReason(config.disabled_reason or "")
+    except ValueError:
+        return t("daily.disabled_other", locale, channel=channel, reason=config.disabled_reason)
+    return t(reason.message_key, locale, channel=channel)
 
 
 @cache
@@ -114,10 +112,10 @@ class DiscordPublisher:
             for emoji in ANSWER_EMOJI[:n_choices]:
                 await message.add_reaction(emoji)
         except discord.Forbidden as exc:
-            raise PublishRefused("reactions_forbidden") from exc
+            raise PublishRefused(StopReason.REACTIONS_FORBIDDEN) from exc
         except discord.NotFound as exc:
             # The post was deleted meanwhile: nothing to react to; tomorrow's post still goes.
-            raise PublishRefused("not_found") from exc
+            raise PublishRefused(StopReason.NOT_FOUND) from exc
 
     async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
         assert post.message_id is not None

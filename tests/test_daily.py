@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.daily import AnswerStatus, DailyService, OpenPost
-from bot.errors import UserError
+from bot.errors import StopReason, UserError
 from bot.quizbank import QuizBank
 from bot.storage import DailyPost, Database
 from bot.streaks import Streaks
@@ -90,7 +90,7 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
     assert status.next_post_at == datetime(2026, 5, 1, 2, 30, tzinfo=UTC)
     assert [c.guild_id for c in await daily.enabled_configs()] == [GUILD]
 
-    assert await daily.disable(GUILD, reason="forbidden")
+    assert await daily.disable(GUILD, reason=StopReason.FORBIDDEN)
     status = await daily.status(GUILD)
     assert status is not None and status.next_post_at is None
     assert (status.config.enabled, status.config.disabled_reason, status.config.admin_notified) == (

@@ -16,13 +16,8 @@ from apscheduler.triggers.date import DateTrigger
 from sqlmodel import select
 
 from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
-from bot.daily_jobs import (
-    ANSWER_EMOJI,
-    DailyJobs,
-    PublishRefused,
-    guild_job_id,
-    reveal_job_id,
-)
+from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, guild_job_id, reveal_job_id
+from bot.errors import PublishRefused, StopReason
 from bot.quizbank import QuizBank
 from bot.schedule import next_post_at
 from bot.storage import DailyAnswer, DailyPost, Database, GuildDailyConfig
@@ -48,7 +43,7 @@ class FakePublisher:
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []
-        self.refuse: dict[int, str] = {}  # channel id -> PublishRefused reason
+        self.refuse: dict[int, StopReason] = {}  # channel id -> PublishRefused reason
         self.broken: set[int] = set()  # channel ids whose posts fail with a server error
         self.failing_reveals = 0  # the next N reveals fail with a server error
         self.reactions: dict[int, list[tuple[int, int]]] = {}  # message id -> (user, choice)
@@ -336,7 +331,7 @@ async def test_refused_post_disables_only_that_guild(
     await jobs.start()  # registers both guild jobs (07:30 is not past yet: no catch-up)
     assert publisher.posts == []
     clock.now = T0
-    publisher.refuse[CH1] = "forbidden"
+    publisher.refuse[CH1] = StopReason.FORBIDDEN
     await asyncio.gather(jobs.run_post_job(G1), jobs.run_post_job(G2))
 
     assert [g for g, _, _, _ in publisher.posts] == [G2]

@@ -148,7 +148,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The daily question is off in this server. Turn it on with /daily setup.",
         "id": "Soal harian sedang dimatikan di server ini. Nyalakan dengan /harian atur.",
     },
-    "daily.disabled_reactions": {
+    "daily.disabled_reactions_forbidden": {
         "en": "⚠️ I stopped the daily question: I may not add the answer reactions in {channel}. Give me Add Reactions and Read Message History there, then run /daily setup again.",
         "id": "⚠️ Soal harian saya hentikan: saya tidak boleh menambahkan reaksi jawaban di {channel}. Beri saya izin Tambah Reaksi dan Baca Riwayat Pesan di sana, lalu jalankan /harian atur lagi.",
     },
