@@ -24,8 +24,7 @@ import discord
 import orjson
 
 from bot.app import QuizTutorBot
-from bot.daily import OpenPost
-from bot.daily_jobs import DailyJobs
+from bot.daily import DailyJobs, OpenPost
 from tests.discord_fake.plugin import run_client, serving_stand_in
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import make_settings

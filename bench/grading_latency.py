@@ -28,8 +28,7 @@ from bench.common import (
     workdir,
 )
 from bot.app import QuizTutorBot
-from bot.daily import DailyAnswerOutcome, OpenPost
-from bot.daily_jobs import ANSWER_EMOJI
+from bot.daily import ANSWER_EMOJI, DailyAnswerOutcome, OpenPost
 
 NAME = "grading_latency"
 

@@ -38,8 +38,7 @@ from bench.common import (
     workdir,
 )
 from bot.app import QuizTutorBot
-from bot.daily import AnswerStatus, DailyAnswerOutcome, OpenPost
-from bot.daily_jobs import ANSWER_EMOJI
+from bot.daily import ANSWER_EMOJI, AnswerStatus, DailyAnswerOutcome, OpenPost
 from bot.storage import DailyAnswer, utcnow
 
 NAME = "reactions"

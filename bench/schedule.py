@@ -36,7 +36,8 @@ from bench.common import (
     stand_in,
     workdir,
 )
-from bot.daily_jobs import ANSWER_EMOJI, MAX_CONCURRENT_POSTS, DailyJobs, guild_job_id
+from bot.daily import ANSWER_EMOJI, DailyJobs, guild_job_id
+from bot.daily.jobs import MAX_CONCURRENT_POSTS
 
 NAME = "schedule"
 

@@ -1,6 +1,6 @@
 """/daily (Manage Server) and the daily question on Discord: posts, reactions, reveals.
 
-The decisions (when to post, reveal, catch up, recover) live in `bot.daily_jobs`; this
+The decisions (when to post, reveal, catch up, recover) live in `bot.daily.jobs`; this
 cog is the `DailyPublisher` it talks to (discord.py calls) plus the commands and the
 raw reaction listener.
 """
@@ -17,8 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.daily import RevealSummary
-from bot.daily_jobs import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs
+from bot.daily import ANSWER_EMOJI, EMOJI_CHOICE, DailyJobs, RevealSummary
 from bot.errors import PublishRefused, StopReason
 from bot.i18n import t
 from bot.outbox import Owed
@@ -242,7 +241,7 @@ class DailyCog(commands.Cog):
         (other emoji, posts from another process) reach `on_raw_reaction_add` as usual.
         """
         choice = EMOJI_CHOICE.get(emoji_name)
-        return choice is not None and self._jobs().grade_in_memory(message_id, user_id, choice)
+        return choice is not None and self._jobs().grade_and_queue(message_id, user_id, choice)
 
     @commands.Cog.listener()
     async def on_services_ready(self) -> None:

@@ -150,7 +150,7 @@ async def test_post_lookup_by_message(
         500,
     )
     assert await daily.post_for_day(GUILD, DAY) is not None
-    assert await daily.last_post_day(GUILD) == DAY
+    assert await daily.last_post_days() == {GUILD: DAY}
     assert [p.message_id for p in await daily.open_posts()] == [500]
     # An unrelated message in a channel without daily posts: answered without a query.
     assert await daily.post_by_message(12345, channel_id=777) is None

@@ -1,4 +1,4 @@
-"""The daily driver (bot.daily_jobs) with a fake publisher, a real SQLite file and a
+"""The daily driver (bot.daily.jobs) with a fake publisher, a real SQLite file and a
 hand-moved clock. Job functions are called directly; APScheduler only holds them."""
 
 from __future__ import annotations
@@ -15,8 +15,16 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from sqlmodel import select
 
-from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
-from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, guild_job_id, reveal_job_id
+from bot.daily import (
+    ANSWER_EMOJI,
+    AnswerStatus,
+    DailyJobs,
+    DailyService,
+    RevealSummary,
+    guild_job_id,
+    reveal_job_id,
+    schedule_for,
+)
 from bot.errors import PublishRefused, StopReason
 from bot.quizbank import QuizBank
 from bot.schedule import next_post_at
@@ -192,7 +200,7 @@ async def test_one_cron_job_per_guild_in_its_zone(
 
 
 async def test_next_run_time_is_the_right_utc_instant_across_dst() -> None:
-    from bot.daily_jobs import post_trigger
+    from bot.daily import post_trigger
 
     scheduler = AsyncIOScheduler(timezone=UTC)
     scheduler.start()

@@ -15,8 +15,7 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
-from bot.daily import schedule_for
-from bot.daily_jobs import ANSWER_EMOJI, guild_job_id
+from bot.daily import ANSWER_EMOJI, guild_job_id, schedule_for
 from bot.schedule import next_post_at
 from bot.storage import Outbox, utcnow
 from tests.discord_fake import Emoji, FakeMessage

@@ -24,7 +24,7 @@ from sqlalchemy import text
 from sqlmodel import SQLModel
 
 from bot import doctor
-from bot.daily_jobs import ANSWER_EMOJI
+from bot.daily import ANSWER_EMOJI
 from bot.logs import setup_logging
 from bot.storage import Database
 from bot.storage.database import alembic_config

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.daily_jobs import ANSWER_EMOJI
+from bot.daily import ANSWER_EMOJI
 from cogs.discord_internals import EVENT, ReactionParserHook
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
@@ -40,7 +40,7 @@ async def test_an_exception_in_the_fast_path_is_logged_and_discord_py_parses_the
     async with start_bot() as bot:
         jobs, message, post, (n, right, wrong) = await post_todays_question(fake, bot)
         await asyncio.wait_for(jobs.wait_reactions_seen(n), WAIT)
-        real = jobs.grade_in_memory
+        real = jobs.grade_and_queue
         failures = 0
 
         def broken(*args: Any) -> bool:
@@ -48,13 +48,13 @@ async def test_an_exception_in_the_fast_path_is_logged_and_discord_py_parses_the
             failures += 1
             raise RuntimeError("injected failure in the fast path")
 
-        jobs.grade_in_memory = broken  # type: ignore[method-assign]
+        jobs.grade_and_queue = broken  # type: ignore[method-assign]
         await fake.react(message, bob, ANSWER_EMOJI[right])
         # discord.py's own parser took the event: the normal listener graded it.
         await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
         assert failures == 1
         assert "injected failure in the fast path" in caplog.text
-        jobs.grade_in_memory = real  # type: ignore[method-assign]
+        jobs.grade_and_queue = real  # type: ignore[method-assign]
 
         # The shard is still connected and the fast path serves the next reaction.
         await fake.react(message, citra, ANSWER_EMOJI[wrong])

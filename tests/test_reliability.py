@@ -18,8 +18,7 @@ from pathlib import Path
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.daily import DailyService
-from bot.daily_jobs import ANSWER_EMOJI, DailyJobs, guild_job_id
+from bot.daily import ANSWER_EMOJI, DailyJobs, DailyService, guild_job_id
 from bot.quizbank import SHIPPED_DIR, QuizBank
 from bot.storage import Database
 from tests.discord_fake import FakeMessage, FakeUser

@@ -17,7 +17,7 @@ from sqlalchemy import text, update
 from sqlmodel import col, select
 
 from bot.app import QuizTutorBot
-from bot.daily_jobs import ANSWER_EMOJI
+from bot.daily import ANSWER_EMOJI
 from bot.demo_runner import DemoFailed, DemoRunner
 from bot.storage import QuizResult, QuizSession, utcnow
 from tests.discord_fake.driver import (

@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import select
 
 from bot.app import QuizTutorBot
-from bot.daily_jobs import ANSWER_EMOJI, DailyJobs
+from bot.daily import ANSWER_EMOJI, DailyJobs
 from bot.storage import DailyAnswer, DailyPost
 from tests.discord_fake import FakeMessage
 from tests.discord_fake.server import FakeDiscord

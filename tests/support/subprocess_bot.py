@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _install_marker() -> None:
-    from bot.daily_jobs import DailyJobs
+    from bot.daily import DailyJobs
 
     original_start = DailyJobs.start
     original_recover_all = DailyJobs.recover_all

@@ -21,21 +21,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Protocol
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import func
-from sqlmodel import col, select
 
-from bot.daily import AnswerStatus, DailyService, RevealSummary, schedule_for
-from bot.errors import PublishRefused, StopReason
+from bot.daily.announcements import Announcements
+from bot.daily.config import schedule_for
+from bot.daily.publisher import DailyPublisher
+from bot.daily.reactions import AwaitableCount, LiveReactions
+from bot.daily.service import DailyService
+from bot.daily.settling import RevealSummary
+from bot.errors import PublishRefused
 from bot.outbox import OutboxService, Owed, nonce
 from bot.schedule import (
     DailySchedule,
@@ -44,46 +46,28 @@ from bot.schedule import (
     reveal_at,
     should_catch_up,
 )
-from bot.storage import DailyPost, GuildDailyConfig, Outbox, utcnow
+from bot.storage import (
+    DailyPost,
+    GuildDailyConfig,
+    utcnow,
+)
 from bot.storage.retry import retry_transient
 
 log = logging.getLogger("quiztutor.daily")
 
-# Regional indicator letters 🇦 🇧 🇨 ...: reaction emoji -> choice index (as written).
-ANSWER_EMOJI: tuple[str, ...] = tuple(chr(0x1F1E6 + i) for i in range(6))
-EMOJI_CHOICE: dict[str, int] = {emoji: index for index, emoji in enumerate(ANSWER_EMOJI)}
-
 # A post job that fires late (event loop busy, 1,000 guilds in one minute) still runs:
 # the job itself decides whether today's post is still worth making.
 POST_MISFIRE_GRACE_S = 6 * 3600
+
 # Posts being made at once; discord.py queues the HTTP calls behind its rate limits
 # anyway, this only bounds open DB sessions and in-flight tasks.
 MAX_CONCURRENT_POSTS = 32
-# Startup reaction reads at once (REST, rate-limited per channel by discord.py).
-MAX_CONCURRENT_RECOVERIES = 8
+
+
 # How often each process looks for owed messages that are due again (after a failure).
 OUTBOX_PUMP_S = 5
 
-
-class DailyPublisher(Protocol):
-    """What the driver needs from Discord. Raise `PublishRefused` for 403/404."""
-
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
-        """Send the question embed; return the message id. A resend with the same nonce
-        returns the message already sent."""
-        ...
-
-    async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
-        """Add one answer reaction per choice (🇦 🇧 ...)."""
-        ...
-
-    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
-        """Answer the post with the correct choice, distribution and records; the reply's id."""
-        ...
-
-    async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
-        """(user_id, choice) of the answer reactions on the post, the bot's own excluded."""
-        ...
+SCHEDULE_CHUNK = 200
 
 
 @dataclass(frozen=True)
@@ -107,58 +91,7 @@ def post_trigger(schedule: DailySchedule) -> CronTrigger:
     )
 
 
-def one_answer_each(reactions: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Reactions read back from Discord carry no time: a member with several answer
-    emoji is ambiguous (and could be hedging), so only single answers are kept."""
-    choices: dict[int, set[int]] = {}
-    order: list[int] = []
-    for user_id, choice in reactions:
-        if user_id not in choices:
-            choices[user_id] = set()
-            order.append(user_id)
-        choices[user_id].add(choice)
-    return [(u, next(iter(choices[u]))) for u in order if len(choices[u]) == 1]
-
-
-def several_answers(reactions: Sequence[tuple[int, int]]) -> list[int]:
-    """The members `one_answer_each` leaves out: two or more different letters."""
-    choices: dict[int, set[int]] = {}
-    for user_id, choice in reactions:
-        choices.setdefault(user_id, set()).add(choice)
-    return sorted(u for u, c in choices.items() if len(c) > 1)
-
-
-SCHEDULE_CHUNK = 200
-
-
-class Milestones:
-    """A counter that can be awaited until it reaches a value (no polling, no sleeps)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
-
-    def bump(self) -> None:
-        self.count += 1
-        if self._waiters:
-            still = []
-            for target, future in self._waiters:
-                if self.count >= target:
-                    if not future.done():
-                        future.set_result(None)
-                else:
-                    still.append((target, future))
-            self._waiters = still
-
-    async def reached(self, target: int) -> None:
-        if self.count >= target:
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append((target, future))
-        await future
-
-
-class DailyJobs:
+class DailyJobs(LiveReactions, Announcements):
     """`jobs = DailyJobs(daily, publisher, scheduler); await jobs.start()`.
 
     `scheduler` may be None (tests, benchmarks): job functions are then only called
@@ -194,11 +127,9 @@ class DailyJobs:
         self._revealing: set[int] = set()
         self.started = asyncio.Event()
         # Reaction events seen by `on_reaction` (counted or ignored), for tests and benchmarks.
-        self._reactions_seen = Milestones()
+        self._reactions_seen = AwaitableCount()
         # Completed passes of reading open posts' reactions (start-up and new sessions).
-        self.recoveries = Milestones()
-
-    # -- scheduling -------------------------------------------------------------
+        self.recoveries = AwaitableCount()
 
     def schedule_guild(self, config: GuildDailyConfig) -> None:
         if self.scheduler is None:
@@ -246,8 +177,6 @@ class DailyJobs:
             lock = self._guild_locks[guild_id] = asyncio.Lock()
         return lock
 
-    # -- start-up -----------------------------------------------------------------
-
     async def start(self) -> None:
         """Once per process, after the services exist (never again on reconnect)."""
         try:
@@ -277,7 +206,7 @@ class DailyJobs:
             for post in await self.daily.open_posts():
                 if self.owns_guild(post.guild_id):
                     self.schedule_reveal(post)
-            last_days = await self._last_post_days()
+            last_days = await self.daily.last_post_days()
             await asyncio.gather(
                 *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
             )
@@ -285,23 +214,6 @@ class DailyJobs:
             await self.run_outbox_job()
         finally:
             self.started.set()
-
-    async def run_outbox_job(self) -> int:
-        try:
-            return await self.outbox.pump(self.owns_guild)
-        except Exception:
-            log.exception("outbox delivery failed")
-            return 0
-
-    async def _last_post_days(self) -> dict[int, date]:
-        # One query instead of one per guild (10,000 guilds at start-up).
-        async with self.daily.db.session() as session:
-            rows = await session.exec(
-                select(DailyPost.guild_id, func.max(DailyPost.day)).group_by(
-                    col(DailyPost.guild_id)
-                )
-            )
-            return {guild_id: day for guild_id, day in rows.all()}
 
     async def _catch_up(
         self, config: GuildDailyConfig, last_day: date | None, now: datetime
@@ -312,38 +224,6 @@ class DailyJobs:
                 await self.post_today(config.guild_id)
         except Exception:
             log.exception("daily catch-up failed", extra={"guild_id": config.guild_id})
-
-    async def recover_all(self) -> int:
-        """Count the reactions made on open posts while the bot was offline (idempotent)."""
-        slots = asyncio.Semaphore(MAX_CONCURRENT_RECOVERIES)
-
-        async def one(post: DailyPost) -> int:
-            async with slots:
-                try:
-                    return await self.recover(post)
-                except Exception:
-                    log.exception(
-                        "reading daily reactions failed",
-                        extra={"guild_id": post.guild_id, "post_id": post.id},
-                    )
-                    return 0
-
-        posts = [p for p in await self.daily.open_posts() if self.owns_guild(p.guild_id)]
-        try:
-            return sum(await asyncio.gather(*(one(p) for p in posts)))
-        finally:
-            self.recoveries.bump()
-
-    async def recover(self, post: DailyPost) -> int:
-        reactions = await self.publisher.fetch_reactions(post)
-        if self.bot_user_id is not None:
-            reactions = [(u, c) for u, c in reactions if u != self.bot_user_id]
-        counted = await self.daily.recover_answers(post, one_answer_each(reactions))
-        assert post.id is not None
-        await self.daily.note_unclear(post.id, several_answers(reactions))
-        return counted
-
-    # -- posting ------------------------------------------------------------------
 
     async def run_post_job(self, guild_id: int) -> None:
         """The cron job of one guild: reveal the previous question, post today's."""
@@ -436,8 +316,6 @@ class DailyJobs:
         )
         return PostResult(post, True)
 
-    # -- reveals ------------------------------------------------------------------
-
     async def run_reveal_job(self, post_id: int, guild_id: int | None = None) -> None:
         await self._reveal_logged(post_id, guild_id)
 
@@ -453,27 +331,13 @@ class DailyJobs:
             return None
 
     async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
-        async with self.daily.db.session() as session:
-            query = select(DailyPost).where(
-                DailyPost.guild_id == guild_id,
-                col(DailyPost.settled).is_(False),
-                (col(DailyPost.day) < today) | (col(DailyPost.reveal_at) <= now),
-            )
-            earlier = list((await session.exec(query)).all())
-        for post in earlier:
+        for post in await self.daily.unsettled_before(guild_id, today, now):
             await self._reveal_logged(post.id, guild_id)
 
     async def reveal_open(self, guild_id: int) -> RevealSummary | None:
         """`/daily reveal`: close the guild's open question now (the latest, if several)."""
-        async with self.daily.db.session() as session:
-            query = (
-                select(DailyPost)
-                .where(DailyPost.guild_id == guild_id, col(DailyPost.settled).is_(False))
-                .order_by(col(DailyPost.day))
-            )
-            posts = list((await session.exec(query)).all())
         summary = None
-        for post in posts:
+        for post in await self.daily.unsettled(guild_id):
             assert post.id is not None
             summary = await self.reveal(post.id)
         return summary
@@ -501,99 +365,3 @@ class DailyJobs:
             return summary
         finally:
             self._revealing.discard(post_id)
-
-    # -- what the outbox sends -----------------------------------------------------
-
-    async def _owed_post(self, item: Outbox) -> DailyPost:
-        async with self.daily.db.session() as session:
-            post = await session.get(DailyPost, item.post_id)
-        if post is None or post.message_id is None:
-            raise PublishRefused(
-                StopReason.NOT_FOUND
-            )  # deleted with its guild's data: nothing to say
-        return post
-
-    async def _send_reactions(self, item: Outbox) -> int | None:
-        assert item.id is not None
-        post = await self._owed_post(item)
-        assert post.message_id is not None
-        try:
-            await self.publisher.add_reactions(post.channel_id, post.message_id, post.question_id)
-        except PublishRefused as refused:
-            if refused.reason is StopReason.REACTIONS_FORBIDDEN:
-                # Today's question stays open (members can add the reactions themselves),
-                # but a channel where the bot may not react is not a working setup: stop
-                # the schedule and let the next admin command say how to fix it.
-                await self.daily.disable(post.guild_id, reason=refused.reason)
-                self.unschedule_guild(post.guild_id)
-                log.warning(
-                    "Discord refused the answer reactions; schedule disabled",
-                    extra={"guild_id": post.guild_id, "message_id": post.message_id},
-                )
-            raise  # a deleted post (404) is given up too; tomorrow's post still goes out
-        return None
-
-    async def _send_reveal(self, item: Outbox) -> int | None:
-        assert item.id is not None
-        post = await self._owed_post(item)
-        if post.summary is None:
-            raise PublishRefused(StopReason.NOT_FOUND)
-        config = await self.daily.config(post.guild_id)
-        locale = config.locale if config is not None else "id"
-        summary = RevealSummary.from_json(post.summary)
-        return await self.publisher.reveal(post, summary, locale, nonce(item.kind, item.id))
-
-    # -- reactions ----------------------------------------------------------------
-
-    async def on_reaction(
-        self, message_id: int, channel_id: int, user_id: int, emoji: str
-    ) -> AnswerStatus | None:
-        """One raw reaction event; None when it is not an answer to an open daily post.
-
-        The hot path: a dict lookup dismisses the bot's own and foreign emoji, and
-        `post_by_message` dismisses other channels from memory.
-        """
-        try:
-            choice = EMOJI_CHOICE.get(emoji)
-            if choice is None or user_id == self.bot_user_id:
-                return None
-            post = await self.daily.post_by_message(message_id, channel_id)
-            if post is None:
-                return None
-            outcome = await self.daily.record_answer(post, user_id, choice)
-            return outcome.status
-        finally:
-            self._reactions_seen.bump()
-
-    def grade_in_memory(self, message_id: int, user_id: int, choice: int) -> bool:
-        """The gateway fast path: grade a reaction on a post this process knows.
-
-        Synchronous (no task per event, no discord.py objects); False when the post is
-        not in memory, so the caller falls back to the full path. The answer is counted
-        as seen once its commit is done, like `on_reaction`.
-        """
-        post = self.daily.open_post_in_memory(message_id)
-        if post is None:
-            return False
-        if user_id == self.bot_user_id:
-            self._reactions_seen.bump()
-            return True
-        queued = self.daily.record_answer_nowait(post, user_id, choice)
-        if isinstance(queued, tuple):
-            queued[1].add_done_callback(self._answer_written)
-        else:
-            self._reactions_seen.bump()
-        return True
-
-    def _answer_written(self, future: asyncio.Future[bool]) -> None:
-        if not future.cancelled() and future.exception() is not None:
-            log.error("writing a daily answer failed", exc_info=future.exception())
-        self._reactions_seen.bump()
-
-    @property
-    def reactions_seen(self) -> int:
-        return self._reactions_seen.count
-
-    async def wait_reactions_seen(self, count: int) -> None:
-        """Until `on_reaction` has finished `count` events (tests and benchmarks)."""
-        await self._reactions_seen.reached(count)
