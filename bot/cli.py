@@ -15,6 +15,7 @@ from pathlib import Path
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from bot.quizbank import SHIPPED_DIR, load_quizzes
+    from bot.quizbank.cues import file_cue_warnings
 
     paths = [Path(p) for p in args.paths] or [SHIPPED_DIR]
     missing = [p for p in paths if not p.exists()]
@@ -23,6 +24,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     quizzes, problems = load_quizzes(p for p in paths if p.exists())
     for problem in problems:
         print(problem)
+    for warning in file_cue_warnings(p for p in paths if p.exists()):  # warnings never fail
+        print(warning)
     if problems or missing:
         print(f"{len(problems) + len(missing)} problem(s) found.", file=sys.stderr)
         return 1
