@@ -10,6 +10,7 @@ import math
 import re
 import warnings
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -17,7 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from bot.quizbank import SHIPPED_DIR, QuizBank, load_quizzes
+from bot.quizbank import SHIPPED_DIR, Question, QuizBank, load_quizzes
 
 QUIZ_FILE = SHIPPED_DIR / "memory-and-autocast.yaml"
 CPU_BF16 = {"device_type": "cpu", "dtype": torch.bfloat16}
@@ -31,7 +32,7 @@ def _seeded() -> None:
 # ---------------------------------------------------------------------------- the quiz's form
 
 
-def load() -> list:
+def load() -> list[Question]:
     quizzes, problems = load_quizzes([QUIZ_FILE])
     assert problems == []
     (quiz,) = quizzes
@@ -143,6 +144,8 @@ def test_ma05_disabled_region_needs_an_explicit_float_cast() -> None:
                 h @ w2
             assert (h.float() @ w2).dtype == torch.float32
             assert (h + x).dtype == torch.float32  # elementwise ops do promote
+    doc = " ".join((torch.autocast.__doc__ or "").split())
+    assert "inputs from the surrounding region should be cast to ``dtype`` before use" in doc
 
 
 def test_ma06_custom_fwd_casts_inputs_and_disables_autocast_inside() -> None:
@@ -151,20 +154,20 @@ def test_ma06_custom_fwd_casts_inputs_and_disables_autocast_inside() -> None:
     class Fp32Only(torch.autograd.Function):
         @staticmethod
         @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
-        def forward(ctx, a, b):  # type: ignore[no-untyped-def, override]
+        def forward(ctx, a, b):
             seen.update(a=a.dtype, enabled=torch.is_autocast_enabled("cpu"), out=(a @ b).dtype)
             ctx.save_for_backward(a, b)
             return a @ b
 
         @staticmethod
         @torch.amp.custom_bwd(device_type="cpu")
-        def backward(ctx, g):  # type: ignore[no-untyped-def, override]
+        def backward(ctx, g):
             a, b = ctx.saved_tensors
             return g @ b.t(), a.t() @ g
 
     class Plain(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, a, b):  # type: ignore[no-untyped-def, override]
+        def forward(ctx, a, b):
             seen.update(plain=a.dtype)
             return a @ b
 
@@ -249,7 +252,7 @@ def test_ma10_checkpoint_replays_the_dropout_mask() -> None:
     block, x = Block(p=0.5), torch.randn(16, 8, requires_grad=True)
     block.train()
 
-    def grad_of(run) -> torch.Tensor:  # type: ignore[no-untyped-def]
+    def grad_of(run: Callable[[], torch.Tensor]) -> torch.Tensor:
         block.zero_grad()
         torch.manual_seed(1)
         run().sum().backward()
