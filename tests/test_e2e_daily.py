@@ -114,7 +114,8 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
     zone, time = passed_today()
     async with start_bot() as bot:
         jobs = await started(bot)
-        await setup_daily(fake, zone, time)
+        # A seed quiz, where every question names a demo (checked at the reveal below).
+        await setup_daily(fake, zone, time, topic="mixed-precision")
         assert fake.messages(fake.channel2) == []  # setup alone does not post
 
         res = await fake.slash(fake.admin, "daily now")
@@ -161,7 +162,7 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
         assert int(answer.message_reference["message_id"]) == message.id  # type: ignore[index]
         assert "2 of 3 answered correctly" in answer.text()
         assert "— **2**" in answer.text() and "— **1**" in answer.text()
-        # The reveal offers the question's demo (every shipped question names one).
+        # The reveal offers the question's demo.
         question = bot.services.bank.question(post.question_id)
         assert f"demo:{question.demo}" in answer.custom_ids()
         streaks = bot.services.streaks
