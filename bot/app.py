@@ -22,6 +22,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
 from bot.endpoints import redirect_discord
+from bot.errors import SetupError
 from bot.logs import setup_logging
 from bot.quizbank import SHIPPED_DIR, QuizBank
 from bot.settings import Settings
@@ -37,12 +38,11 @@ log = logging.getLogger("quiztutor")
 
 EXTENSIONS = ("cogs.quiz", "cogs.daily", "cogs.stats", "cogs.demo", "cogs.admin")
 
-TOKEN_HELP = """\
-DISCORD_TOKEN is not set.
-To run the bot on Discord: create an application at https://discord.com/developers/applications,
-add a bot, copy its token, then run:  DISCORD_TOKEN=... quiztutor run
-(Invite it with the 'bot' and 'applications.commands' scopes; then run `quiztutor sync` once.)
-Without a token you can take the quizzes in the terminal:  quiztutor play --lang en   (or --lang id)"""
+TOKEN_FIX = (
+    "create a bot at https://discord.com/developers/applications and put its token in .env"
+    " as DISCORD_TOKEN=... (README, First run)\n"
+    "No token yet? Take the quizzes in the terminal: quiztutor play --lang en (or --lang id)"
+)
 
 
 @dataclass
@@ -90,6 +90,8 @@ class QuizTutorBot(commands.AutoShardedBot):
         self.sync_only = sync_only
         self._services: Services | None = None
         self.started = asyncio.Event()
+        self._ready_logged = False
+        self._demo_warmup: asyncio.Task[None] | None = None
 
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process runs the shard of `guild_id` (Discord's formula)."""
@@ -167,6 +169,7 @@ class QuizTutorBot(commands.AutoShardedBot):
             )
             # The worker imports torch (seconds): warm it up alongside the gateway login.
             self._demo_warmup = asyncio.create_task(demos.start(), name="demo-warmup")
+            self._demo_warmup.add_done_callback(_warn_if_warmup_failed)
         return Services(
             db=db,
             bank=bank,
@@ -176,6 +179,39 @@ class QuizTutorBot(commands.AutoShardedBot):
             demos=demos,
             scheduler=AsyncIOScheduler(timezone="UTC"),
         )
+
+    async def on_ready(self) -> None:
+        # on_ready fires again after a new session; the host needs the line once.
+        if self._ready_logged or self.sync_only:
+            return
+        self._ready_logged = True
+        log.info("%s", self.ready_line())
+
+    def ready_line(self) -> str:
+        user = self.user
+        who = f"{user} (id {user.id})" if user else "?"
+        shards = (
+            sorted(self.shard_ids)
+            if self.shard_ids is not None
+            else list(range(self.shard_count or 1))
+        )
+        return (
+            f"ready: {who} in {len(self.guilds)} server(s), shard(s) {shards} of {self.shard_count or 1}, "
+            f"{self.demo_state()}"
+        )
+
+    def demo_state(self) -> str:
+        settings = self.settings
+        demos = self._services.demos if self._services is not None else None
+        if demos is None:
+            return "demos off (DEMO_WORKER=false)"
+        warmup = self._demo_warmup
+        if warmup is None or not warmup.done():
+            return f"demo device {settings.demo_device}, worker starting"
+        if warmup.cancelled() or warmup.exception() is not None:
+            return f"demo device {settings.demo_device}, worker failed to start (retried on first /demo)"
+        info = demos.worker_info
+        return f"demo device {info.get('device', settings.demo_device)}, worker ready (torch {info.get('torch', '?')})"
 
     async def close(self) -> None:
         services = self._services
@@ -190,21 +226,84 @@ class QuizTutorBot(commands.AutoShardedBot):
             await services.db.close()
 
 
-def _settings_or_exit() -> Settings | None:
-    from pydantic import ValidationError
+def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:
+        log.warning("demo worker did not start: %s; /demo tries again on first use", exc)
 
-    try:
-        return Settings()
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            field = ".".join(str(p) for p in error["loc"]).upper()
-            print(f"Configuration error: {field}: {error['msg']}", file=sys.stderr)
-        return None
+
+def _settings_or_exit() -> Settings:
+    """The settings, or a SetupError naming each bad variable (printed by the boundary)."""
+    from bot.boundary import load_settings
+
+    return load_settings()
+
+
+def _token(settings: Settings) -> str:
+    token = settings.discord_token.get_secret_value().strip() if settings.discord_token else ""
+    if not token:
+        raise SetupError("DISCORD_TOKEN is not set.", TOKEN_FIX, exit_code=2)
+    return token
 
 
 def _apply_endpoints(settings: Settings) -> None:
     if settings.discord_api_base:
         redirect_discord(settings.discord_api_base, settings.discord_gateway_url)
+
+
+def _discord_failure(exc: BaseException, settings: Settings) -> SetupError | None:
+    """The SetupError for a failure to log in or connect; None if it is not one."""
+    import aiohttp
+
+    if isinstance(exc, SetupError):
+        return exc
+    if isinstance(exc, discord.LoginFailure):
+        return SetupError(
+            "Discord refused the token (DISCORD_TOKEN).",
+            "copy it again from the Bot page of https://discord.com/developers/applications"
+            " (Reset Token)",
+            exit_code=2,
+        )
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        return SetupError(
+            "Discord refused a privileged intent; quiztutor needs none.",
+            "turn the privileged intents off on the Bot page, or check SHARD_IDS",
+            exit_code=2,
+        )
+    where = settings.discord_api_base or "discord.com"
+    fix = (
+        "check DISCORD_API_BASE and that the proxy runs"
+        if settings.discord_api_base
+        else "check the host's network connection and DNS, then start again"
+    )
+    if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerDisconnectedError):
+        reason = getattr(exc, "os_error", None) or exc
+        return SetupError(f"cannot reach Discord at {where}: {reason}", fix, exit_code=1)
+    if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError | discord.GatewayNotFound):
+        return SetupError(
+            f"cannot reach Discord at {where}: {exc or type(exc).__name__}", fix, exit_code=1
+        )
+    if isinstance(exc, discord.HTTPException):
+        return SetupError(
+            f"Discord answered {exc.status} {exc.text or ''}".strip() + f" at {where}",
+            "check DISCORD_API_BASE" if settings.discord_api_base else "try again in a minute",
+            exit_code=1,
+        )
+    return None
+
+
+def _preflight(settings: Settings) -> None:
+    """Everything that would fail after logging in, checked before: the quiz folders."""
+    from bot.boundary import load_quizzes_or_fail, quiz_sources
+
+    sources = quiz_sources(settings)
+    load_quizzes_or_fail(sources)
+    from bot.boundary import empty_folders
+
+    for folder in empty_folders(sources):
+        log.warning("QUIZ_DIRS: %s holds no quiz files (*.yaml)", folder)
 
 
 async def _run(settings: Settings, token: str) -> int:
@@ -220,18 +319,12 @@ async def _run(settings: Settings, token: str) -> int:
         if runner in done:
             stopper.cancel()
             exc = runner.exception()
-            if isinstance(exc, discord.LoginFailure):
-                print(
-                    "Discord refused the token (DISCORD_TOKEN): check it in the developer portal.",
-                    file=sys.stderr,
-                )
-                return 1
-            if isinstance(exc, discord.PrivilegedIntentsRequired):
-                print("Discord refused a privileged intent; quiztutor needs none.", file=sys.stderr)
-                return 1
-            if exc is not None:
-                raise exc
-            return 0
+            if exc is None:
+                return 0
+            failure = _discord_failure(exc, settings)
+            if failure is not None:
+                raise failure from exc
+            raise exc
         log.info("Shutting down")
         await bot.close()
         await asyncio.gather(runner, return_exceptions=True)
@@ -240,14 +333,11 @@ async def _run(settings: Settings, token: str) -> int:
 
 def run_bot() -> int:
     settings = _settings_or_exit()
-    if settings is None:
-        return 2
-    if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
-        print(TOKEN_HELP, file=sys.stderr)
-        return 2
+    token = _token(settings)
     setup_logging(settings.log_level, settings.log_format)
+    _preflight(settings)
     _apply_endpoints(settings)
-    return asyncio.run(_run(settings, settings.discord_token.get_secret_value().strip()))
+    return asyncio.run(_run(settings, token))
 
 
 async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
@@ -255,19 +345,26 @@ async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
     async with bot:
         try:
             await bot.login(token)
-        except discord.LoginFailure:
-            print(
-                "Discord refused the token (DISCORD_TOKEN): check it in the developer portal.",
-                file=sys.stderr,
-            )
-            return 1
+            if guild_id is not None:
+                guild = discord.Object(id=guild_id)
+                bot.tree.copy_global_to(guild=guild)
+                synced = await bot.tree.sync(guild=guild)
+            else:
+                synced = await bot.tree.sync()
+        except discord.Forbidden as exc:
+            raise SetupError(
+                f"Discord refused to register commands in server {guild_id}.",
+                "invite the bot there with the applications.commands scope (README, First run)",
+                exit_code=1,
+            ) from exc
+        except Exception as exc:
+            failure = _discord_failure(exc, settings)
+            if failure is None:
+                raise
+            raise failure from exc
         if guild_id is not None:
-            guild = discord.Object(id=guild_id)
-            bot.tree.copy_global_to(guild=guild)
-            synced = await bot.tree.sync(guild=guild)
             print(f"Registered {len(synced)} commands in server {guild_id} (available now).")
         else:
-            synced = await bot.tree.sync()
             print(
                 f"Registered {len(synced)} global commands (Discord may take up to an hour to show them)."
             )
@@ -276,20 +373,10 @@ async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
 
 def sync_commands(guild_id: int | None = None) -> int:
     settings = _settings_or_exit()
-    if settings is None:
-        return 2
-    if settings.discord_token is None:
-        print(TOKEN_HELP, file=sys.stderr)
-        return 2
+    token = _token(settings)
     setup_logging(settings.log_level, settings.log_format)
     _apply_endpoints(settings)
-    return asyncio.run(
-        _sync(
-            settings,
-            settings.discord_token.get_secret_value().strip(),
-            guild_id or settings.dev_guild_id,
-        )
-    )
+    return asyncio.run(_sync(settings, token, guild_id or settings.dev_guild_id))
 
 
 def backup_database(destination: Path) -> int:
