@@ -36,7 +36,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("quiztutor")
 
-EXTENSIONS = ("cogs.quiz", "cogs.daily", "cogs.stats", "cogs.demo", "cogs.admin")
+EXTENSIONS = (
+    "cogs.quiz",
+    "cogs.daily",
+    "cogs.stats",
+    "cogs.demo",
+    "cogs.admin",
+    "cogs.help",
+)
 
 TOKEN_FIX = (
     "create a bot at https://discord.com/developers/applications and put its token in .env"

@@ -14,8 +14,10 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from bot import boundary
+from bot.errors import SetupError
 
 
 def _sources(paths: Sequence[str]) -> list[Path]:
@@ -112,7 +114,7 @@ def _cmd_help(args: argparse.Namespace) -> int:
         return _cmd_demo(["--help"])
     commands = _subparsers(parser)
     if args.topic not in commands:
-        raise boundary.SetupError(
+        raise SetupError(
             f"no command {args.topic!r}", f"one of: {', '.join(commands)}", exit_code=2
         )
     commands[args.topic].print_help()
@@ -146,8 +148,20 @@ def _positive(text: str) -> int:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a two-line usage error (what is wrong, where the help is)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("quiztutor").strip()
+        self.exit(
+            2,
+            f"error: {self.prog}: {message}\n"
+            f"fix: see `quiztutor help{' ' + command if command else ''}`\n",
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="quiztutor",
         description="A Discord study bot for the numerics of neural-network training.",
         epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
