@@ -29,9 +29,7 @@ async def test_help_shows_members_their_commands_and_admins_theirs_too(
         text = res.embeds[0]["description"]
         assert "`/quiz start [topic] [questions]`" in text
         assert "For admins (Manage Server)" in text
-        assert (
-            "`/daily setup channel time timezone [topic] [reveal_after] [language]`" in text
-        )
+        assert "`/daily setup channel time timezone [topic] [reveal_after] [language]`" in text
         assert "`/quizadmin add file`" in text and "`/daily status`" in text
         # The admin part comes after the members' part.
         assert text.index("/quiz start") < text.index("For admins") < text.index("/daily setup")
@@ -40,8 +38,9 @@ async def test_help_shows_members_their_commands_and_admins_theirs_too(
         res = await fake.slash(citra, "help")
         embed = res.embeds[0]
         assert embed["title"] == "Apa yang bisa dilakukan quiztutor"
-        assert "`/kuis mulai [topik] [jumlah]` — Mulai kuis (hanya Anda yang melihatnya)" in (
-            embed["description"]
+        assert (
+            "`/kuis mulai [topik] [jumlah]` — Mulai kuis (hanya Anda yang melihatnya)"
+            in (embed["description"])
         )
         assert "/harian" not in embed["description"]
 
