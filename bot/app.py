@@ -98,6 +98,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         self._services: Services | None = None
         self.started = asyncio.Event()
         self._ready_logged = False
+        self.setup_started = False  # set once logged in: failures after it are not Discord's
         self._demo_warmup: asyncio.Task[None] | None = None
 
     def owns_guild(self, guild_id: int) -> bool:
@@ -115,6 +116,8 @@ class QuizTutorBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         from cogs.common import CommandTranslator, handle_interaction_error
+
+        self.setup_started = True
 
         await self.tree.set_translator(CommandTranslator())
         # One handler for every slash command's failure: a localized message, and a log
@@ -328,9 +331,19 @@ async def _run(settings: Settings, token: str) -> int:
             exc = runner.exception()
             if exc is None:
                 return 0
+            if bot.setup_started and not bot.started.is_set() and not isinstance(exc, SetupError):
+                # Logged in, then starting the services (database, quizzes) failed.
+                first_line = (str(exc).strip().splitlines() or [""])[0][:200]
+                raise SetupError(
+                    f"the bot could not start: {type(exc).__name__}: {first_line}",
+                    "check DATABASE_URL and the other settings with `quiztutor doctor`",
+                    exit_code=1,
+                ) from exc
             failure = _discord_failure(exc, settings)
             if failure is not None:
                 raise failure from exc
+            # A bug, not a set-up problem: its traceback belongs in the log for the report.
+            log.error("the bot stopped on an unexpected error", exc_info=exc)
             raise exc
         log.info("Shutting down")
         await bot.close()

@@ -44,12 +44,20 @@ def debug_wanted() -> bool:
     return (level or "").strip().upper() == "DEBUG"
 
 
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]+:)[^@\s]+@")
+
+
+def redact(text: str) -> str:
+    """`postgresql://user:secret@host` -> `postgresql://user:***@host`."""
+    return _PASSWORD_IN_URL.sub(r"\1***@", text)
+
+
 def print_error(error: SetupError, stream: TextIO | None = None) -> None:
     stream = stream or sys.stderr
-    print(f"error: {error.message}", file=stream)
+    print(redact(f"error: {error.message}"), file=stream)
     # The first line of the fix is the thing to do; a second one, if any, an alternative.
     for number, line in enumerate(error.fix.splitlines()[:2]):
-        print(f"fix: {line}" if number == 0 else line, file=stream)
+        print(redact(f"fix: {line}" if number == 0 else line), file=stream)
 
 
 def guarded(action: Callable[[], int]) -> int:
@@ -64,8 +72,10 @@ def guarded(action: Callable[[], int]) -> int:
         print("\ninterrupted.", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
-        # `quiztutor export | head`: the reader left; nothing to report.
-        sys.stderr.close()
+        # `quiztutor export | head`: the reader left; nothing to report, and nothing more
+        # to flush at exit (which would raise again).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 1
     except OSError as exc:
         _maybe_traceback()
@@ -79,7 +89,8 @@ def guarded(action: Callable[[], int]) -> int:
     except Exception as exc:  # a bug: still no wall of text unless asked for
         if debug_wanted():
             traceback.print_exc()
-        print(f"error: unexpected {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
+        first_line = (str(exc).strip().splitlines() or [""])[0][:200]
+        print(redact(f"error: unexpected {type(exc).__name__}: {first_line}"), file=sys.stderr)
         print(
             "fix: run again with LOG_LEVEL=DEBUG for the traceback, and report it", file=sys.stderr
         )

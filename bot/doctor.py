@@ -32,7 +32,8 @@ def check_token(settings: Settings) -> Check:
             "token",
             False,
             "DISCORD_TOKEN is not set",
-            "create a bot at https://discord.com/developers/applications and export DISCORD_TOKEN",
+            "create a bot at https://discord.com/developers/applications and put"
+            " DISCORD_TOKEN=... in .env (README, First run)",
         )
     # A bot token is three base64 parts separated by dots; anything else is a paste error.
     if token.count(".") != 2 or any(c.isspace() for c in token):

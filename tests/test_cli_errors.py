@@ -85,24 +85,41 @@ def test_token_missing_or_empty_never_tries_to_log_in(tmp_path: Path, command: s
     assert_short(result, 2, "error: DISCORD_TOKEN is not set", "quiztutor play")
 
 
+async def run_against(
+    fake: FakeDiscord, tmp_path: Path, command: str = "run", **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`quiztutor COMMAND` against the stand-in, in a child process."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        command,
+        cwd=tmp_path,
+        env=host_env(tmp_path, **{**fake.env(), **env}),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    return subprocess.CompletedProcess([command], proc.returncode or 0, out.decode(), err.decode())
+
+
 async def test_token_refused(discord_fake: FakeDiscord, tmp_path: Path) -> None:
     for command in ("run", "sync"):
-        env = host_env(tmp_path, **{**discord_fake.env(), "DISCORD_TOKEN": "wrong.to.ken"})
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            command,
-            cwd=tmp_path,
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
-        result = subprocess.CompletedProcess(
-            [command], proc.returncode or 0, out.decode(), err.decode()
-        )
+        result = await run_against(discord_fake, tmp_path, command, DISCORD_TOKEN="wrong.to.ken")
         assert_short(result, 2, "error: Discord refused the token (DISCORD_TOKEN).", "Reset Token")
+
+
+@pytest.mark.parametrize(
+    "url", ["nonsense", "postgresql+asyncpg://quiz:s3cretpw@127.0.0.1:{port}/quiz"]
+)
+async def test_a_database_that_fails_at_start_is_not_blamed_on_discord(
+    discord_fake: FakeDiscord, tmp_path: Path, url: str
+) -> None:
+    result = await run_against(discord_fake, tmp_path, DATABASE_URL=url.format(port=closed_port()))
+    assert result.returncode in (1, 2)
+    err = assert_short(result, result.returncode)
+    assert "Discord" not in err.splitlines()[0], err
+    assert "s3cretpw" not in err + result.stdout
 
 
 async def test_start_up_logs_one_ready_line_and_no_chatter(
