@@ -1,7 +1,8 @@
 """The composition root: builds the Discord client and wires the core services into it.
 
-Everything else in `bot/` is Discord-free; this module and `bot/endpoints.py`
-are the only places in `bot/` that know discord.py. All start-up work happens in
+Everything else in `bot/` is Discord-free; this module, `bot/endpoints.py` and
+`bot/startup.py` (what a failure to log in or connect means) are the only places in
+`bot/` that know discord.py. All start-up work happens in
 `setup_hook` (it runs once per process), never in `on_ready`, which fires again
 after every reconnect.
 """
@@ -26,6 +27,13 @@ from bot.errors import SetupError
 from bot.logs import setup_logging
 from bot.quizbank import SHIPPED_DIR, QuizBank
 from bot.settings import Settings
+from bot.startup import (
+    discord_failure,
+    preflight,
+    start_failure,
+    token_or_fail,
+    warn_if_warmup_failed,
+)
 
 if TYPE_CHECKING:
     from bot.daily import DailyService
@@ -43,12 +51,6 @@ EXTENSIONS = (
     "cogs.demo",
     "cogs.admin",
     "cogs.help",
-)
-
-TOKEN_FIX = (
-    "create a bot at https://discord.com/developers/applications and put its token in .env"
-    " as DISCORD_TOKEN=... (README, First run)\n"
-    "No token yet? Take the quizzes in the terminal: quiztutor play --lang en (or --lang id)"
 )
 
 
@@ -179,7 +181,7 @@ class QuizTutorBot(commands.AutoShardedBot):
             )
             # The worker imports torch (seconds): warm it up alongside the gateway login.
             self._demo_warmup = asyncio.create_task(demos.start(), name="demo-warmup")
-            self._demo_warmup.add_done_callback(_warn_if_warmup_failed)
+            self._demo_warmup.add_done_callback(warn_if_warmup_failed)
         return Services(
             db=db,
             bank=bank,
@@ -236,14 +238,6 @@ class QuizTutorBot(commands.AutoShardedBot):
             await services.db.close()
 
 
-def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
-    if task.cancelled():
-        return
-    exc = task.exception()
-    if exc is not None:
-        log.warning("demo worker did not start: %s; /demo tries again on first use", exc)
-
-
 def _settings_or_exit() -> Settings:
     """The settings, or a SetupError naming each bad variable (printed by the boundary)."""
     from bot.boundary import load_settings
@@ -251,69 +245,9 @@ def _settings_or_exit() -> Settings:
     return load_settings()
 
 
-def _token(settings: Settings) -> str:
-    token = settings.discord_token.get_secret_value().strip() if settings.discord_token else ""
-    if not token:
-        raise SetupError("DISCORD_TOKEN is not set.", TOKEN_FIX, exit_code=2)
-    return token
-
-
 def _apply_endpoints(settings: Settings) -> None:
     if settings.discord_api_base:
         redirect_discord(settings.discord_api_base, settings.discord_gateway_url)
-
-
-def _discord_failure(exc: BaseException, settings: Settings) -> SetupError | None:
-    """The SetupError for a failure to log in or connect; None if it is not one."""
-    import aiohttp
-
-    if isinstance(exc, SetupError):
-        return exc
-    if isinstance(exc, discord.LoginFailure):
-        return SetupError(
-            "Discord refused the token (DISCORD_TOKEN).",
-            "copy it again from the Bot page of https://discord.com/developers/applications"
-            " (Reset Token)",
-            exit_code=2,
-        )
-    if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return SetupError(
-            "Discord refused a privileged intent; quiztutor needs none.",
-            "turn the privileged intents off on the Bot page, or check SHARD_IDS",
-            exit_code=2,
-        )
-    where = settings.discord_api_base or "discord.com"
-    fix = (
-        "check DISCORD_API_BASE and that the proxy runs"
-        if settings.discord_api_base
-        else "check the host's network connection and DNS, then start again"
-    )
-    if isinstance(exc, aiohttp.ClientConnectorError | aiohttp.ServerDisconnectedError):
-        reason = getattr(exc, "os_error", None) or exc
-        return SetupError(f"cannot reach Discord at {where}: {reason}", fix, exit_code=1)
-    if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError | discord.GatewayNotFound):
-        return SetupError(
-            f"cannot reach Discord at {where}: {exc or type(exc).__name__}", fix, exit_code=1
-        )
-    if isinstance(exc, discord.HTTPException):
-        return SetupError(
-            f"Discord answered {exc.status} {exc.text or ''}".strip() + f" at {where}",
-            "check DISCORD_API_BASE" if settings.discord_api_base else "try again in a minute",
-            exit_code=1,
-        )
-    return None
-
-
-def _preflight(settings: Settings) -> None:
-    """Everything that would fail after logging in, checked before: the quiz folders."""
-    from bot.boundary import load_quizzes_or_fail, quiz_sources
-
-    sources = quiz_sources(settings)
-    load_quizzes_or_fail(sources)
-    from bot.boundary import empty_folders
-
-    for folder in empty_folders(sources):
-        log.warning("QUIZ_DIRS: %s holds no quiz files (*.yaml)", folder)
 
 
 async def _run(settings: Settings, token: str) -> int:
@@ -331,15 +265,9 @@ async def _run(settings: Settings, token: str) -> int:
             exc = runner.exception()
             if exc is None:
                 return 0
-            if bot.setup_started and not bot.started.is_set() and not isinstance(exc, SetupError):
-                # Logged in, then starting the services (database, quizzes) failed.
-                first_line = (str(exc).strip().splitlines() or [""])[0][:200]
-                raise SetupError(
-                    f"the bot could not start: {type(exc).__name__}: {first_line}",
-                    "check DATABASE_URL and the other settings with `quiztutor doctor`",
-                    exit_code=1,
-                ) from exc
-            failure = _discord_failure(exc, settings)
+            # Logged in but not started: the services (database, quizzes) failed.
+            in_setup = bot.setup_started and not bot.started.is_set()
+            failure = start_failure(exc, settings, in_setup=in_setup)
             if failure is not None:
                 raise failure from exc
             # A bug, not a set-up problem: its traceback belongs in the log for the report.
@@ -353,9 +281,9 @@ async def _run(settings: Settings, token: str) -> int:
 
 def run_bot() -> int:
     settings = _settings_or_exit()
-    token = _token(settings)
+    token = token_or_fail(settings)
     setup_logging(settings.log_level, settings.log_format)
-    _preflight(settings)
+    preflight(settings)
     _apply_endpoints(settings)
     return asyncio.run(_run(settings, token))
 
@@ -378,7 +306,7 @@ async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
                 exit_code=1,
             ) from exc
         except Exception as exc:
-            failure = _discord_failure(exc, settings)
+            failure = discord_failure(exc, settings)
             if failure is None:
                 raise
             raise failure from exc
@@ -393,7 +321,7 @@ async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
 
 def sync_commands(guild_id: int | None = None) -> int:
     settings = _settings_or_exit()
-    token = _token(settings)
+    token = token_or_fail(settings)
     setup_logging(settings.log_level, settings.log_format)
     _apply_endpoints(settings)
     return asyncio.run(_sync(settings, token, guild_id or settings.dev_guild_id))
