@@ -6,14 +6,18 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from typing import NoReturn
 
 from experiments.catalog import CATALOG, LANGS, get_info
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # two lines, not the whole usage
+        self.exit(2, f"error: {message}\nfix: see `{self.prog} --help` or `--list`\n")
+
+
 def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog, description="Run one numerics demo and print its key numbers."
-    )
+    p = _Parser(prog=prog, description="Run one numerics demo and print its key numbers.")
     p.add_argument("name", nargs="?", help=f"demo name: {', '.join(CATALOG)}")
     p.add_argument(
         "--micro-batches",

@@ -291,6 +291,12 @@ def test_version_and_help(tmp_path: Path) -> None:
     assert "micro-batches, 1-16" in demo.stdout
     assert_short(cli(tmp_path, "help", "nope"), 2, "error: no command 'nope'", "play")
     assert_short(cli(tmp_path, "play", "--count", "0"), 2, "must be 1 or more", "help play")
+    assert_short(
+        cli(tmp_path, "demo", "accumulation", "--micro-batches", "x"),
+        2,
+        "invalid int value: 'x'",
+        "quiztutor demo --help",
+    )
 
 
 def test_demo_list_and_progress_line(tmp_path: Path) -> None:
