@@ -103,4 +103,4 @@ def warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
         return
     exc = task.exception()
     if exc is not None:
-        log.warning("demo worker did not start: %s; /demo tries again on first use", exc)
+        log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)
