@@ -8,7 +8,6 @@ slow work, so a mistake costs seconds, not a computed result.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sys
@@ -22,8 +21,6 @@ from bot.errors import SetupError
 if TYPE_CHECKING:
     from bot.quizbank import Problem, Quiz, QuizBank
     from bot.settings import Settings
-
-log = logging.getLogger("quiztutor")
 
 CONFIG_FIX = "set it in the environment or in .env in the working directory (README, Configuration)"
 # Values of these settings are never echoed back: they may hold a secret.

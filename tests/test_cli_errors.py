@@ -309,3 +309,17 @@ def test_demo_list_and_progress_line(tmp_path: Path) -> None:
     progress = ran.stderr.strip().splitlines()
     assert progress[0] == "running formats on cpu…"
     assert progress[-1].startswith("formats ran on cpu in ") and progress[-1].endswith(" s")
+
+
+def test_a_password_in_a_url_is_never_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.boundary import print_error
+    from bot.errors import SetupError
+
+    url = "postgresql+asyncpg://quiz:s3cret@db.example:5432/quiz"
+    print_error(SetupError(f"cannot open {url}", f"check {url}"))
+    err = capsys.readouterr().err
+    assert "s3cret" not in err
+    assert err == (
+        "error: cannot open postgresql+asyncpg://quiz:***@db.example:5432/quiz\n"
+        "fix: check postgresql+asyncpg://quiz:***@db.example:5432/quiz\n"
+    )
