@@ -8,6 +8,7 @@ slow work, so a mistake costs seconds, not a computed result.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -123,15 +124,29 @@ def load_settings(**overrides: object) -> Settings:
         found = re.search(r'field "(\w+)"', str(exc))
         field = found.group(1) if found else "a setting"
         if field == "quiz_dirs":
-            value = os.environ.get("QUIZ_DIRS", "")
+            value = _raw_setting("QUIZ_DIRS")
+            folders = [p.strip() for p in re.split(r"[,:;]", value) if p.strip()]
+            as_json = json.dumps(folders or ["extra-quizzes"])
             raise SetupError(
                 f"QUIZ_DIRS is not a JSON list: {value[:60]!r}",
-                f"write it as QUIZ_DIRS='[\"{value or 'extra-quizzes'}\"]'",
+                f"write it as QUIZ_DIRS='{as_json}'",
                 exit_code=2,
             ) from exc
         raise SetupError(
             f"{field.upper()} is not valid JSON", f"write a JSON value; {CONFIG_FIX}", exit_code=2
         ) from exc
+
+
+def _raw_setting(name: str) -> str:
+    """A variable as the user wrote it: the environment first, then ./.env."""
+    if name in os.environ:
+        return os.environ[name]
+    try:
+        from dotenv import dotenv_values
+
+        return str(dotenv_values(".env").get(name) or "")
+    except Exception:
+        return ""
 
 
 # -- quizzes ---------------------------------------------------------------------------------
@@ -144,7 +159,7 @@ def quiz_sources(settings: Settings | None, paths: Sequence[str | Path] = ()) ->
     if paths:
         return [Path(p) for p in paths]
     extra = list(settings.quiz_dirs) if settings is not None else []
-    missing = [p for p in extra if not p.is_dir()]
+    missing = [p for p in extra if not p.exists()]
     if missing:
         names = ", ".join(str(p) for p in missing)
         relative = any(not p.is_absolute() for p in missing)
