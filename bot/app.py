@@ -1,7 +1,8 @@
 """The composition root: builds the Discord client and wires the core services into it.
 
-Everything else in `bot/` is Discord-free; this module and `bot/endpoints.py`
-are the only places in `bot/` that know discord.py. All start-up work happens in
+Everything else in `bot/` is Discord-free; this module, `bot/endpoints.py` and
+`bot/startup.py` (what a failure to log in or connect means) are the only places in
+`bot/` that know discord.py. All start-up work happens in
 `setup_hook` (it runs once per process), never in `on_ready`, which fires again
 after every reconnect.
 """
@@ -22,9 +23,17 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
 from bot.endpoints import redirect_discord
+from bot.errors import SetupError
 from bot.logs import setup_logging
 from bot.quizbank import SHIPPED_DIR, QuizBank
 from bot.settings import Settings
+from bot.startup import (
+    discord_failure,
+    preflight,
+    start_failure,
+    token_or_fail,
+    warn_if_warmup_failed,
+)
 
 if TYPE_CHECKING:
     from bot.daily import DailyService
@@ -35,14 +44,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("quiztutor")
 
-EXTENSIONS = ("cogs.quiz", "cogs.daily", "cogs.stats", "cogs.demo", "cogs.admin")
-
-TOKEN_HELP = """\
-DISCORD_TOKEN is not set.
-To run the bot on Discord: create an application at https://discord.com/developers/applications,
-add a bot, copy its token, then run:  DISCORD_TOKEN=... quiztutor run
-(Invite it with the 'bot' and 'applications.commands' scopes; then run `quiztutor sync` once.)
-Without a token you can take the quizzes in the terminal:  quiztutor play --lang en   (or --lang id)"""
+EXTENSIONS = (
+    "cogs.quiz",
+    "cogs.daily",
+    "cogs.stats",
+    "cogs.demo",
+    "cogs.admin",
+    "cogs.help",
+)
 
 
 @dataclass
@@ -90,6 +99,9 @@ class QuizTutorBot(commands.AutoShardedBot):
         self.sync_only = sync_only
         self._services: Services | None = None
         self.started = asyncio.Event()
+        self._ready_logged = False
+        self.setup_started = False  # set once logged in: failures after it are not Discord's
+        self._demo_warmup: asyncio.Task[None] | None = None
 
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process runs the shard of `guild_id` (Discord's formula)."""
@@ -106,6 +118,8 @@ class QuizTutorBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         from cogs.common import CommandTranslator, handle_interaction_error
+
+        self.setup_started = True
 
         await self.tree.set_translator(CommandTranslator())
         # One handler for every slash command's failure: a localized message, and a log
@@ -167,6 +181,7 @@ class QuizTutorBot(commands.AutoShardedBot):
             )
             # The worker imports torch (seconds): warm it up alongside the gateway login.
             self._demo_warmup = asyncio.create_task(demos.start(), name="demo-warmup")
+            self._demo_warmup.add_done_callback(warn_if_warmup_failed)
         return Services(
             db=db,
             bank=bank,
@@ -176,6 +191,39 @@ class QuizTutorBot(commands.AutoShardedBot):
             demos=demos,
             scheduler=AsyncIOScheduler(timezone="UTC"),
         )
+
+    async def on_ready(self) -> None:
+        # on_ready fires again after a new session; the host needs the line once.
+        if self._ready_logged or self.sync_only:
+            return
+        self._ready_logged = True
+        log.info("%s", self.ready_line())
+
+    def ready_line(self) -> str:
+        user = self.user
+        who = f"{user} (id {user.id})" if user else "?"
+        shards = (
+            sorted(self.shard_ids)
+            if self.shard_ids is not None
+            else list(range(self.shard_count or 1))
+        )
+        return (
+            f"ready: {who} in {len(self.guilds)} server(s), shard(s) {shards} of {self.shard_count or 1}, "
+            f"{self.demo_state()}"
+        )
+
+    def demo_state(self) -> str:
+        settings = self.settings
+        demos = self._services.demos if self._services is not None else None
+        if demos is None:
+            return "demos off (DEMO_WORKER=false)"
+        warmup = self._demo_warmup
+        if warmup is None or not warmup.done():
+            return f"demo device {settings.demo_device}, worker starting"
+        if warmup.cancelled() or warmup.exception() is not None:
+            return f"demo device {settings.demo_device}, worker failed to start (retried on first /demo)"
+        info = demos.worker_info
+        return f"demo device {info.get('device', settings.demo_device)}, worker ready (torch {info.get('torch', '?')})"
 
     async def close(self) -> None:
         services = self._services
@@ -190,16 +238,11 @@ class QuizTutorBot(commands.AutoShardedBot):
             await services.db.close()
 
 
-def _settings_or_exit() -> Settings | None:
-    from pydantic import ValidationError
+def _settings_or_exit() -> Settings:
+    """The settings, or a SetupError naming each bad variable (printed by the boundary)."""
+    from bot.boundary import load_settings
 
-    try:
-        return Settings()
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            field = ".".join(str(p) for p in error["loc"]).upper()
-            print(f"Configuration error: {field}: {error['msg']}", file=sys.stderr)
-        return None
+    return load_settings()
 
 
 def _apply_endpoints(settings: Settings) -> None:
@@ -220,18 +263,16 @@ async def _run(settings: Settings, token: str) -> int:
         if runner in done:
             stopper.cancel()
             exc = runner.exception()
-            if isinstance(exc, discord.LoginFailure):
-                print(
-                    "Discord refused the token (DISCORD_TOKEN): check it in the developer portal.",
-                    file=sys.stderr,
-                )
-                return 1
-            if isinstance(exc, discord.PrivilegedIntentsRequired):
-                print("Discord refused a privileged intent; quiztutor needs none.", file=sys.stderr)
-                return 1
-            if exc is not None:
-                raise exc
-            return 0
+            if exc is None:
+                return 0
+            # Logged in but not started: the services (database, quizzes) failed.
+            in_setup = bot.setup_started and not bot.started.is_set()
+            failure = start_failure(exc, settings, in_setup=in_setup)
+            if failure is not None:
+                raise failure from exc
+            # A bug, not a set-up problem: its traceback belongs in the log for the report.
+            log.error("the bot stopped on an unexpected error", exc_info=exc)
+            raise exc
         log.info("Shutting down")
         await bot.close()
         await asyncio.gather(runner, return_exceptions=True)
@@ -240,14 +281,11 @@ async def _run(settings: Settings, token: str) -> int:
 
 def run_bot() -> int:
     settings = _settings_or_exit()
-    if settings is None:
-        return 2
-    if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
-        print(TOKEN_HELP, file=sys.stderr)
-        return 2
+    token = token_or_fail(settings)
     setup_logging(settings.log_level, settings.log_format)
+    preflight(settings)
     _apply_endpoints(settings)
-    return asyncio.run(_run(settings, settings.discord_token.get_secret_value().strip()))
+    return asyncio.run(_run(settings, token))
 
 
 async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
@@ -255,19 +293,26 @@ async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
     async with bot:
         try:
             await bot.login(token)
-        except discord.LoginFailure:
-            print(
-                "Discord refused the token (DISCORD_TOKEN): check it in the developer portal.",
-                file=sys.stderr,
-            )
-            return 1
+            if guild_id is not None:
+                guild = discord.Object(id=guild_id)
+                bot.tree.copy_global_to(guild=guild)
+                synced = await bot.tree.sync(guild=guild)
+            else:
+                synced = await bot.tree.sync()
+        except discord.Forbidden as exc:
+            raise SetupError(
+                f"Discord refused to register commands in server {guild_id}.",
+                "invite the bot there with the applications.commands scope (README, First run)",
+                exit_code=1,
+            ) from exc
+        except Exception as exc:
+            failure = discord_failure(exc, settings)
+            if failure is None:
+                raise
+            raise failure from exc
         if guild_id is not None:
-            guild = discord.Object(id=guild_id)
-            bot.tree.copy_global_to(guild=guild)
-            synced = await bot.tree.sync(guild=guild)
             print(f"Registered {len(synced)} commands in server {guild_id} (available now).")
         else:
-            synced = await bot.tree.sync()
             print(
                 f"Registered {len(synced)} global commands (Discord may take up to an hour to show them)."
             )
@@ -276,20 +321,10 @@ async def _sync(settings: Settings, token: str, guild_id: int | None) -> int:
 
 def sync_commands(guild_id: int | None = None) -> int:
     settings = _settings_or_exit()
-    if settings is None:
-        return 2
-    if settings.discord_token is None:
-        print(TOKEN_HELP, file=sys.stderr)
-        return 2
+    token = token_or_fail(settings)
     setup_logging(settings.log_level, settings.log_format)
     _apply_endpoints(settings)
-    return asyncio.run(
-        _sync(
-            settings,
-            settings.discord_token.get_secret_value().strip(),
-            guild_id or settings.dev_guild_id,
-        )
-    )
+    return asyncio.run(_sync(settings, token, guild_id or settings.dev_guild_id))
 
 
 def backup_database(destination: Path) -> int:

@@ -1,7 +1,10 @@
 """The `quiztutor` command line: one entry point for hosting, authoring and studying.
 
 Each subcommand imports what it needs when it runs, so `quiztutor validate` or
-`quiztutor play` start quickly and never load discord.py or torch.
+`quiztutor play` start quickly and never load discord.py or torch. Every command runs
+inside one error boundary (`bot.boundary.guarded`): an expected failure is at most three
+lines and exit status 1 (runtime) or 2 (usage or configuration), never a traceback
+unless LOG_LEVEL=DEBUG.
 """
 
 from __future__ import annotations
@@ -11,13 +14,25 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
+
+from bot import boundary
+from bot.errors import SetupError
+
+
+def _sources(paths: Sequence[str]) -> list[Path]:
+    """Quiz files as the bot sees them: shipped + QUIZ_DIRS, unless paths are given."""
+    settings = None if paths else boundary.load_settings()
+    sources = boundary.quiz_sources(settings, paths)
+    boundary.warn_empty(sources)
+    return sources
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.quizbank import SHIPPED_DIR, load_quizzes
+    from bot.quizbank import load_quizzes
     from bot.quizbank.cues import file_cue_warnings
 
-    paths = [Path(p) for p in args.paths] or [SHIPPED_DIR]
+    paths = _sources(args.paths)
     missing = [p for p in paths if not p.exists()]
     for path in missing:
         print(f"{path}:1: file not found", file=sys.stderr)
@@ -30,27 +45,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"{len(problems) + len(missing)} problem(s) found.", file=sys.stderr)
         return 1
     n_questions = sum(len(q.questions) for q in quizzes)
-    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions.")
+    where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"
+    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{where}.")
     return 0
-
-
-def _load_bank_or_report(paths: Sequence[str]):  # type: ignore[no-untyped-def]
-    from bot.quizbank import SHIPPED_DIR, QuizBank, QuizFileError
-
-    try:
-        return QuizBank.load([Path(p) for p in paths] or [SHIPPED_DIR])
-    except QuizFileError as exc:
-        print(exc, file=sys.stderr)
-        print("Fix the quiz files above (see `quiztutor validate`).", file=sys.stderr)
-        return None
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from bot.quizbank.export import export_bank
 
-    bank = _load_bank_or_report(args.paths)
-    if bank is None:
-        return 1
+    bank = boundary.load_bank(_sources(args.paths))
     print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
     return 0
 
@@ -58,9 +61,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_schema(args: argparse.Namespace) -> int:
     from bot.quizbank.export import json_schema_text
 
+    target = boundary.check_output_path(args.output, "schema") if args.output else None
     text = json_schema_text()
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if target is not None:
+        target.write_text(text, encoding="utf-8")
+        print(f"schema written to {target}", file=sys.stderr)
     else:
         print(text, end="")
     return 0
@@ -69,16 +74,14 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_play(args: argparse.Namespace) -> int:
     from bot.tutor import play
 
-    bank = _load_bank_or_report([])
-    if bank is None:
-        return 1
+    bank = boundary.load_bank(_sources([]))
     return play(bank, quiz_id=args.quiz, locale=args.lang, count=args.count, seed=args.seed)
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _cmd_demo(argv: Sequence[str]) -> int:
     from experiments.cli import main as demo_main
 
-    return demo_main(args.demo_args)
+    return demo_main(argv)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -105,54 +108,132 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return run_doctor()
 
 
+def _cmd_help(args: argparse.Namespace) -> int:
+    parser = build_parser()
+    if not args.topic:
+        parser.print_help()
+        return 0
+    if args.topic == "demo":
+        return _cmd_demo(["--help"])
+    commands = _subparsers(parser)
+    if args.topic not in commands:
+        raise SetupError(
+            f"no command {args.topic!r}", f"one of: {', '.join(commands)}", exit_code=2
+        )
+    commands[args.topic].print_help()
+    return 0
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("quiztutor")
+    except PackageNotFoundError:  # running from a checkout (PYTHONPATH) without pip install
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        return str(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"])
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a two-line usage error (what is wrong, where the help is)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("quiztutor").strip()
+        self.exit(
+            2,
+            f"error: {self.prog}: {message}\n"
+            f"fix: see `quiztutor help{' ' + command if command else ''}`\n",
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="quiztutor",
         description="A Discord study bot for the numerics of neural-network training.",
+        epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
     )
+    parser.add_argument("--version", action="version", version=f"quiztutor {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=_cmd_run)
 
     sync = sub.add_parser("sync", help="register the slash commands with Discord")
-    sync.add_argument("--guild", type=int, help="register in one server only (instant)")
+    sync.add_argument(
+        "--guild",
+        type=_positive,
+        metavar="ID",
+        help="a server id (a positive integer): register there only, instantly "
+        "(default: DEV_GUILD_ID, else global)",
+    )
     sync.set_defaults(func=_cmd_sync)
 
-    validate = sub.add_parser("validate", help="check quiz files (default: the shipped ones)")
-    validate.add_argument("paths", nargs="*", help="quiz files or folders")
+    validate = sub.add_parser(
+        "validate", help="check quiz files (default: what the bot loads, shipped + QUIZ_DIRS)"
+    )
+    validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
     validate.set_defaults(func=_cmd_validate)
 
     export = sub.add_parser("export", help="print the quizzes in a stable JSON format")
-    export.add_argument("--format", choices=["json"], default="json")
-    export.add_argument("paths", nargs="*", help="quiz files or folders (default: shipped)")
+    export.add_argument("--format", choices=["json"], default="json", help="json (the only one)")
+    export.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="quiz files or folders (default: shipped + QUIZ_DIRS)",
+    )
     export.set_defaults(func=_cmd_export)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")
-    schema.add_argument("--output", "-o", help="write to this file instead of stdout")
+    schema.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (its folder must exist)"
+    )
     schema.set_defaults(func=_cmd_schema)
 
-    play = sub.add_parser("play", help="take a quiz in the terminal")
-    play.add_argument("--quiz", help="quiz id (default: all quizzes)")
-    play.add_argument("--lang", choices=["id", "en"], default="en")
-    play.add_argument("--count", type=int, help="number of questions")
-    play.add_argument("--seed", type=int, help="seed for the order of questions and choices")
+    play = sub.add_parser("play", help="take a quiz in the terminal (shipped + QUIZ_DIRS)")
+    play.add_argument("--quiz", metavar="ID", help="quiz id (default: all quizzes mixed)")
+    play.add_argument("--lang", choices=["id", "en"], default="en", help="id or en (default: en)")
+    play.add_argument(
+        "--count",
+        type=_positive,
+        metavar="N",
+        help="number of questions, 1 to the number available (default: all)",
+    )
+    play.add_argument(
+        "--seed", type=int, metavar="S", help="any integer: the same seed, the same order"
+    )
     play.set_defaults(func=_cmd_play)
 
-    demo = sub.add_parser(
-        "demo",
-        help="run a torch experiment (see `quiztutor demo --help`)",
-        add_help=False,
-    )
-    demo.add_argument("demo_args", nargs=argparse.REMAINDER)
-    demo.set_defaults(func=_cmd_demo)
+    # Parsed by experiments.cli (main() hands it everything); listed here for the help.
+    sub.add_parser("demo", help="run a torch experiment (`quiztutor demo --list`)", add_help=False)
 
     backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
-    backup.add_argument("file", help="destination file")
+    backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
     backup.set_defaults(func=_cmd_backup)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)
+
+    help_ = sub.add_parser("help", help="show the help of quiztutor or of one COMMAND")
+    help_.add_argument("topic", nargs="?", metavar="COMMAND", help="a command name")
+    help_.set_defaults(func=_cmd_help)
     return parser
 
 
@@ -161,11 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["demo"]:
         # The demo command has its own parser (experiments.cli); hand it everything,
         # --help included.
-        from experiments.cli import main as demo_main
-
-        return demo_main(argv[1:])
-    args = build_parser().parse_args(argv)
+        return boundary.guarded(lambda: _cmd_demo(argv[1:]))
     try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        return 130
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse printed the usage and the error (or the help)
+        return int(exc.code or 0)
+    return boundary.guarded(lambda: args.func(args))

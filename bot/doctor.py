@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.errors import SetupError
 from bot.settings import Settings
 
 
@@ -31,7 +32,8 @@ def check_token(settings: Settings) -> Check:
             "token",
             False,
             "DISCORD_TOKEN is not set",
-            "create a bot at https://discord.com/developers/applications and export DISCORD_TOKEN",
+            "create a bot at https://discord.com/developers/applications and put"
+            " DISCORD_TOKEN=... in .env (README, First run)",
         )
     # A bot token is three base64 parts separated by dots; anything else is a paste error.
     if token.count(".") != 2 or any(c.isspace() for c in token):
@@ -95,20 +97,28 @@ def check_database(settings: Settings) -> Check:
 
 
 def check_quizzes(settings: Settings) -> Check:
-    from bot.quizbank import SHIPPED_DIR, load_quizzes
+    """Exactly what the bot loads (shipped + QUIZ_DIRS), each failing file named."""
+    from bot.boundary import empty_folders, problems_summary, quiz_sources
+    from bot.quizbank import load_quizzes
 
-    quizzes, problems = load_quizzes([SHIPPED_DIR, *settings.quiz_dirs])
+    try:
+        sources = quiz_sources(settings)
+    except SetupError as exc:
+        return Check("quizzes", False, exc.message, exc.fix)
+    quizzes, problems = load_quizzes(sources)
     if problems:
         return Check(
             "quizzes",
             False,
-            f"{len(problems)} problem(s), first: {problems[0]}",
+            f"{problems_summary(problems)}; first: {problems[0]}",
             "run `quiztutor validate` and fix the files",
         )
+    empty = ", ".join(str(p) for p in empty_folders(sources))
     return Check(
         "quizzes",
         True,
-        f"{len(quizzes)} quizzes, {sum(len(q.questions) for q in quizzes)} questions",
+        f"{len(quizzes)} quizzes, {sum(len(q.questions) for q in quizzes)} questions"
+        + (f" (warning: no quiz files in {empty})" if empty else ""),
     )
 
 
@@ -167,13 +177,14 @@ CHECKS: list[Callable[[Settings], Check]] = [
 
 
 def run_doctor() -> int:
-    from pydantic import ValidationError
+    from bot.boundary import load_settings
 
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            print(f"✗ settings: {'.'.join(str(p) for p in error['loc']).upper()}: {error['msg']}")
+        settings = load_settings()
+    except SetupError as exc:
+        print(f"✗ settings: {exc.message}")
+        print(f"    fix: {exc.fix.splitlines()[0] if exc.fix else 'see README, Configuration'}")
+        print("1 check(s) need attention.")
         return 1
     failed = 0
     for check in CHECKS:

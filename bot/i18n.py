@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.texts import admin, daily, general, stats
+from bot.texts import admin, daily, general, help, player, stats
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -28,6 +28,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     **daily.MESSAGES,
     **stats.MESSAGES,
     **admin.MESSAGES,
+    **player.MESSAGES,
+    **help.MESSAGES,
 }
 
 

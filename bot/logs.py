@@ -46,6 +46,29 @@ class ContextTextFormatter(logging.Formatter):
         return f"{text} [{context}]" if context else text
 
 
+class _QuietFilter(logging.Filter):
+    """Drops start-up chatter that says nothing to a host: voice libraries quiztutor does not
+    use, alembic's plugin and context lines (a migration actually run is still logged)."""
+
+    DROPPED = (
+        "voice will NOT be supported",
+        "setup plugin ",
+        "Context impl ",
+        "Will assume ",
+        "logging in using static token",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not isinstance(record.msg, str):
+            return True
+        return not any(part in record.msg for part in self.DROPPED)
+
+
+# Loggers whose INFO lines are routine (the scheduler adds, runs and removes jobs all day);
+# their warnings and errors still show.
+ROUTINE_LOGGERS = ("discord.gateway", "apscheduler", "alembic.runtime.plugins")
+
+
 def setup_logging(level: str = "INFO", fmt: str = "text") -> None:
     handler = logging.StreamHandler()
     if fmt == "json":
@@ -57,5 +80,9 @@ def setup_logging(level: str = "INFO", fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    # discord.py's gateway chatter is noise at INFO.
-    logging.getLogger("discord.gateway").setLevel(max(logging.WARNING, root.level))
+    if root.level > logging.DEBUG:  # at DEBUG, everything
+        handler.addFilter(_QuietFilter())
+    for name in ROUTINE_LOGGERS:
+        logging.getLogger(name).setLevel(
+            logging.NOTSET if root.level <= logging.DEBUG else max(logging.WARNING, root.level)
+        )

@@ -91,6 +91,8 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "Bahasa Indonesia": "Bahasa Indonesia",
     "English": "Bahasa Inggris",
     "List the quizzes": "Daftar kuis",
+    "help": "bantuan",
+    "What this bot can do for you": "Apa yang bisa dilakukan bot ini untuk Anda",
 }
 
 

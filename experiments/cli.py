@@ -4,24 +4,58 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from typing import NoReturn
 
 from experiments.catalog import CATALOG, LANGS, get_info
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # two lines, not the whole usage
+        self.exit(2, f"error: {message}\nfix: see `{self.prog} --help` or `--list`\n")
+
+
 def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog, description="Run one numerics demo and print its key numbers."
-    )
+    p = _Parser(prog=prog, description="Run one numerics demo and print its key numbers.")
     p.add_argument("name", nargs="?", help=f"demo name: {', '.join(CATALOG)}")
-    p.add_argument("--micro-batches", type=int, default=None, dest="micro_batches")
-    p.add_argument("--micro-batch-size", type=int, default=None, dest="micro_batch_size")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument(
+        "--micro-batches",
+        type=int,
+        default=None,
+        dest="micro_batches",
+        metavar="N",
+        help=f"micro-batches, {_range('micro_batches')} (per demo: --list)",
+    )
+    p.add_argument(
+        "--micro-batch-size",
+        type=int,
+        default=None,
+        dest="micro_batch_size",
+        metavar="M",
+        help=f"samples per micro-batch, {_range('micro_batch_size')} (per demo: --list)",
+    )
+    p.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="auto (cuda if available), cpu or cuda (default: auto)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--plot", metavar="FILE", help="write the PNG plot to FILE")
+    p.add_argument(
+        "--plot", metavar="FILE", help="write the PNG plot to FILE (checked before the run)"
+    )
     p.add_argument("--lang", choices=LANGS, default="en", help="language of titles")
     p.add_argument("--list", action="store_true", help="list demos and their parameters")
     return p
+
+
+def _range(param: str) -> str:
+    """The widest bounds of `param` over the demos that take it, e.g. '1-16'."""
+    specs = [b[param] for info in CATALOG.values() if param in (b := info.bounds)]
+    if not specs:
+        return "not used by any demo"
+    return f"{min(s['min'] for s in specs)}-{max(s['max'] for s in specs)}"
 
 
 def _list(lang: str) -> str:
@@ -58,6 +92,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    if args.plot:  # before the run: a bad path must not cost the computed result
+        from bot.boundary import check_output_path
+
+        check_output_path(args.plot, "plot")
+    # Importing torch and running take seconds: say so on stderr (stdout stays clean).
+    where = "the best device (cuda if available)" if args.device == "auto" else args.device
+    print(f"running {args.name} on {where}…", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+
     from experiments import run_experiment  # torch is imported only from here on
 
     try:
@@ -65,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # e.g. --device cuda without CUDA
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    print(
+        f"{args.name} ran on {result.device} in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
     if args.plot:
         with open(args.plot, "wb") as fh:
             fh.write(result.png)

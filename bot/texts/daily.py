@@ -67,8 +67,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "Jawaban dibuka {hours} jam setelah soal dikirim.",
     },
     "daily.not_configured": {
-        "en": "The daily question is not set up here. Start it with /daily setup.",
-        "id": "Soal harian belum diatur di sini. Mulai dengan /harian atur.",
+        "en": "The daily question is not set up here. One command sets it up, e.g. "
+        "`/daily setup channel:#general time:08:00 timezone:Asia/Jakarta`.",
+        "id": "Soal harian belum diatur di sini. Satu perintah mengaturnya, mis. "
+        "`/harian atur kanal:#general waktu:08:00 zona_waktu:Asia/Jakarta`.",
     },
     "daily.status_title": {"en": "Daily question", "id": "Soal harian"},
     "daily.status_channel": {"en": "Channel", "id": "Kanal"},
