@@ -18,6 +18,11 @@ QUIZ_ID = "loss-scaling-in-practice"
 FP16_TINY = 2.0**-24  # fp16's smallest positive (subnormal) value
 
 
+def grad(p: torch.Tensor) -> torch.Tensor:
+    assert p.grad is not None, "no gradient"
+    return p.grad
+
+
 def fresh_scaler() -> torch.amp.GradScaler:
     return torch.amp.GradScaler("cpu")
 
@@ -29,7 +34,7 @@ def one_param(value: float = 1.0, n: int = 4) -> nn.Parameter:
 def scaled_backward(scaler: torch.amp.GradScaler, w: nn.Parameter, poison: float | None = None):
     scaler.scale((w * w).sum()).backward()
     if poison is not None:
-        w.grad[0] = poison  # an overflowed (or NaN) gradient entry
+        grad(w)[0] = poison  # an overflowed (or NaN) gradient entry
 
 
 # ------------------------------------------------------------------ GradScaler dynamics
@@ -144,7 +149,7 @@ def test_clipping_an_inf_norm_still_gets_caught() -> None:  # ls-05
     scaler = fresh_scaler()
     scaled_backward(scaler, w, poison=float("inf"))
     nn.utils.clip_grad_norm_([w], max_norm=1.0)
-    assert torch.isnan(w.grad[0])
+    assert torch.isnan(grad(w)[0])
     scaler.step(opt)
     scaler.update()
     assert torch.equal(w.detach(), torch.ones(4)) and scaler.get_scale() == 32768.0
@@ -155,9 +160,9 @@ def test_unscale_then_step_divides_once_and_unscale_twice_raises() -> None:  # l
     opt = torch.optim.SGD([w], lr=0.1)
     scaler = fresh_scaler()
     scaled_backward(scaler, w)
-    assert torch.allclose(w.grad, torch.full((4,), 2.0 * 65536))
+    assert torch.allclose(grad(w), torch.full((4,), 2.0 * 65536))
     scaler.unscale_(opt)
-    assert torch.allclose(w.grad, torch.full((4,), 2.0))
+    assert torch.allclose(grad(w), torch.full((4,), 2.0))
     with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called"):
         scaler.unscale_(opt)
     scaler.step(opt)
@@ -177,7 +182,7 @@ def _accumulated_update(poison_micro_batch: int | None, n: int) -> tuple[torch.T
         loss = (data[i] @ w).pow(2).mean()
         scaler.scale(loss / n).backward()
         if i == poison_micro_batch:
-            w.grad[0] = float("inf")
+            grad(w)[0] = float("inf")
     scaler.step(opt)
     scaler.update()
     return w.detach().clone(), scaler.get_scale()
@@ -189,7 +194,7 @@ def test_scaler_with_accumulation_matches_the_full_batch() -> None:  # ls-07
     data = torch.randn(4, 8, 4)
     w = nn.Parameter(torch.ones(4))
     (data.reshape(32, 4) @ w).pow(2).mean().backward()
-    assert torch.allclose(w_acc, w.detach() - 0.1 * w.grad, atol=1e-6)
+    assert torch.allclose(w_acc, w.detach() - 0.1 * grad(w), atol=1e-6)
     assert scale == 65536.0
 
 
@@ -294,9 +299,9 @@ def test_grads_of_an_fp32_model_under_fp16_autocast_are_fp32() -> None:  # ls-17
         out = model(torch.randn(4, 8))
     assert out.dtype == torch.float16  # the activation is fp16...
     scaler.scale(out.float().pow(2).mean()).backward()
-    assert model.weight.dtype == model.weight.grad.dtype == torch.float32  # ...the grad is not
+    assert model.weight.dtype == grad(model.weight).dtype == torch.float32  # ...the grad is not
     scaler.step(opt)
-    assert model.weight.grad.dtype == torch.float32
+    assert grad(model.weight).dtype == torch.float32
 
 
 # ------------------------------------------------------------------ optimizer memory
@@ -314,19 +319,21 @@ def test_mixed_precision_adam_needs_as_many_bytes_as_fp32_adam() -> None:  # ls-
     fp32(torch.randn(4, 256)).pow(2).mean().backward()
     opt32.step()
     moments = lambda opt: [s[k] for s in opt.state.values() for k in ("exp_avg", "exp_avg_sq")]  # noqa: E731
-    fp32_bytes = _bytes([*fp32.parameters(), *(p.grad for p in fp32.parameters()), *moments(opt32)])
+    fp32_bytes = _bytes(
+        [*fp32.parameters(), *(grad(p) for p in fp32.parameters()), *moments(opt32)]
+    )
 
     half = nn.Linear(256, 256).half()
     master = [p.detach().float().requires_grad_() for p in half.parameters()]
     opt_mp = torch.optim.Adam(master)
     half(torch.randn(4, 256, dtype=torch.float16)).float().pow(2).mean().backward()
     for m, p in zip(master, half.parameters(), strict=True):
-        m.grad = p.grad.float()
+        m.grad = grad(p).float()
     opt_mp.step()
     for m in master:
         m.grad = None  # the fp32 copy of the gradient is transient
     mp_bytes = _bytes(
-        [*half.parameters(), *(p.grad for p in half.parameters()), *master, *moments(opt_mp)]
+        [*half.parameters(), *(grad(p) for p in half.parameters()), *master, *moments(opt_mp)]
     )
     assert fp32_bytes / n == mp_bytes / n == 16
     assert 7.5e9 * 16 == 120e9  # ZeRO's example: 120 GB of model states
@@ -406,7 +413,7 @@ def test_two_optimizers_one_scaler_decide_separately() -> None:  # ls-16
     opt_g = torch.optim.SGD([w_g], lr=0.1)
     scaler = fresh_scaler()
     scaler.scale((w_d * w_d).sum() + (w_g * w_g).sum()).backward()
-    w_g.grad[0] = float("inf")
+    grad(w_g)[0] = float("inf")
     scaler.step(opt_d)
     scaler.step(opt_g)
     scaler.update()
