@@ -121,7 +121,7 @@ _ENTRIES = [
             "id": "Satu batch penuh vs N micro-batch yang diakumulasi, plus dua bug klasik "
             "(zero_grad tiap micro-batch, loss tidak dibagi N).",
         },
-        (_mb(4), _mbs(8)),
+        (_mb(8), _mbs(4)),
     ),
     ExperimentInfo(
         "loss-scaling",

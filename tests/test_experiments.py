@@ -11,13 +11,14 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
 
 from experiments import EXPERIMENTS, PARAM_BOUNDS, SUMMARIES, TITLES, DemoResult, run_experiment
 from experiments import accumulation as acc
-from experiments._common import snippet_in_sync
+from experiments._common import FIGURE_LOG, LESSON_MAX_CHARS, snippet_in_sync
 from experiments.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,9 +28,38 @@ torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, DemoResult]:
-    # Each demo once per module: keeps the file fast.
-    return {name: run_experiment(name, device="cpu") for name in EXPERIMENTS}
+def runs() -> dict[str, tuple[DemoResult, dict[str, Any]]]:
+    # Each demo once per module (keeps the file fast), with what its figure showed.
+    out = {}
+    for name in EXPERIMENTS:
+        FIGURE_LOG.clear()
+        result = run_experiment(name, device="cpu")
+        (fig,) = FIGURE_LOG
+        out[name] = (result, fig)
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(runs: dict[str, tuple[DemoResult, dict[str, Any]]]) -> dict[str, DemoResult]:
+    return {name: r for name, (r, _) in runs.items()}
+
+
+def check_figure(fig: dict[str, Any]) -> None:
+    """A title, the lesson in one line, and every plot labelled with a legend."""
+    assert fig["title"].strip() and fig["lesson"].strip()
+    assert "\n" not in fig["lesson"] and len(fig["lesson"]) <= LESSON_MAX_CHARS
+    assert fig["clipped_texts"] == []  # nothing runs off the picture
+    for ax in fig["axes"]:
+        assert ax["legend"], ax
+        if ax["axis_on"]:
+            assert ax["xlabel"].strip() and ax["ylabel"].strip(), ax
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_every_figure_has_title_labels_legend_and_lesson(
+    runs: dict[str, tuple[DemoResult, dict[str, Any]]], name: str
+) -> None:
+    check_figure(runs[name][1])
 
 
 def test_registry_and_localized_titles() -> None:
@@ -48,7 +78,7 @@ def test_registry_and_localized_titles() -> None:
         assert SUMMARIES[name]["id"] and SUMMARIES[name]["en"]
     assert not any(n.startswith("_") for n in EXPERIMENTS)  # diagnostics stay hidden
     assert PARAM_BOUNDS["accumulation"]["micro_batches"] == {
-        "default": 4,
+        "default": 8,
         "min": 1,
         "max": 16,
         "help": "number of micro-batches accumulated",
@@ -104,6 +134,57 @@ def test_no_loss_division_scales_gradient_by_n(results: dict[str, DemoResult]) -
     assert v["cosine"] == pytest.approx(1.0, abs=1e-6)
 
 
+def test_accumulation_defaults_are_ga02s_numbers(results: dict[str, DemoResult]) -> None:
+    # ga-02: micro-batch size 4, 8 accumulation steps -> effective batch 32, shown.
+    r = results["accumulation"]
+    assert r.params == {"micro_batches": 8, "micro_batch_size": 4}
+    assert r.numbers["effective_batch"] == 32
+    assert ("effective batch", "4 x 8 = 32 samples per step") in r.highlights
+
+
+def test_missing_division_diverges_at_n_times_the_learning_rate(
+    results: dict[str, DemoResult],
+) -> None:
+    num = results["accumulation"].numbers
+    n, v = num["micro_batches"], num["variants"]
+    # SGD on least squares is stable while lr * L < 2; the demo runs at 0.8 of the limit.
+    assert num["lr_times_curvature"] == pytest.approx(1.6)
+    assert num["no_division_lr_times_curvature"] == pytest.approx(1.6 * n)
+    for ok in ("full_batch", "correct"):
+        assert not v[ok]["diverged"]
+        assert v[ok]["losses"][-1] < 0.05 * v[ok]["losses"][0]
+    bad = v["no_loss_division"]["losses"]
+    assert v["no_loss_division"]["diverged"] and max(bad) > 1e6 * bad[0]
+    # Once the steepest direction dominates, the loss grows by (N lr L - 1)^2 per step.
+    growth = bad[-1] / bad[-2]
+    assert growth == pytest.approx(num["theory_no_division_growth"], rel=0.1)
+
+
+def test_missing_division_tightens_clipping_but_not_adam(results: dict[str, DemoResult]) -> None:
+    num = results["accumulation"].numbers
+    n, v = num["micro_batches"], num["variants"]
+    # Threshold 1.5x the true norm: the right gradient is untouched, the N-times one is
+    # scaled by 1.5 / N, i.e. the clip threshold is effectively N times tighter.
+    assert v["correct"]["clip_coefficient"] == pytest.approx(1.0)
+    assert v["no_loss_division"]["clip_coefficient"] == pytest.approx(1.5 / n, rel=1e-5)
+    # Adam normalizes the gradient's scale away: the same update up to epsilon.
+    assert v["no_loss_division"]["adam_update_rel_diff"] < 1e-4
+    assert v["zero_grad_every_micro_batch"]["adam_update_rel_diff"] > 0.1
+
+
+def test_accumulation_cost_time_and_memory(results: dict[str, DemoResult]) -> None:
+    # ga-06: N passes in a row take longer per update; activations held shrink N-fold.
+    num = results["accumulation"].numbers
+    c, n = num["cost"], num["micro_batches"]
+    assert c["accumulated"]["passes_per_update"] == n and c["full_batch"]["passes_per_update"] == 1
+    assert c["memory_ratio"] == pytest.approx(n)
+    assert c["full_batch"]["activation_bytes"] == n * c["accumulated"]["activation_bytes"] > 0
+    assert c["time_ratio"] > 2  # 8 sequential passes vs 1 (median of 7 repeats)
+    for way in ("full_batch", "accumulated"):
+        t = c[way]["ms_per_update"]
+        assert t["repeats"] == 7 and 0 < t["min"] <= t["median"] <= t["max"]
+
+
 def test_zero_grad_every_micro_batch_keeps_only_last_micro_batch() -> None:
     n, m = 4, 8
     base = acc.make_model(CPU)
@@ -138,8 +219,12 @@ def test_accumulation_other_params_still_match() -> None:
     r = run_experiment("accumulation", device="cpu", micro_batches=3, micro_batch_size=5)
     v = r.numbers["variants"]
     assert r.params == {"micro_batches": 3, "micro_batch_size": 5}
+    assert r.numbers["effective_batch"] == 15
     assert v["correct"]["grad_rel_error"] < 1e-5
     assert v["no_loss_division"]["norm_ratio"] == pytest.approx(3, rel=1e-5)
+    assert v["no_loss_division"]["diverged"] and not v["correct"]["diverged"]
+    one = run_experiment("accumulation", device="cpu", micro_batches=1, micro_batch_size=1)
+    assert not one.numbers["variants"]["no_loss_division"]["diverged"]  # N = 1: nothing to fix
 
 
 # ------------------------------------------------------------------ formats
@@ -209,12 +294,29 @@ def test_batchnorm_differs_group_and_layer_norm_match(results: dict[str, DemoRes
 
 
 # ------------------------------------------------------------------ autocast / speed
-def test_autocast_matmul_goes_low_precision(results: dict[str, DemoResult]) -> None:
-    obs = results["autocast"].numbers["observed"]
-    assert obs["bf16"]["matmul"] == "bfloat16"
-    assert obs["bf16"]["linear"] == "bfloat16"
-    assert obs["fp16"]["matmul"] in ("float16",) or obs["fp16"]["matmul"].startswith("error")
-    assert obs["bf16"]["add"] == "float32"  # fp32 inputs, not on autocast's lists
+def test_autocast_reports_cpus_own_lists(results: dict[str, DemoResult]) -> None:
+    num = results["autocast"].numbers
+    obs = num["observed"]
+    for low, name in (("fp16", "float16"), ("bf16", "bfloat16")):
+        for op in ("linear", "matmul", "conv2d"):  # fp32 inputs, lowered
+            assert obs[low][op] == name
+        # 16-bit inputs: on CPU these stay 16-bit (CUDA's list casts them up).
+        for op in ("softmax", "log_softmax", "sum"):
+            assert obs[low][op] == name, (low, op)
+            assert op in num["kept_in_16bit"][low]
+        for op in ("mse_loss", "cross_entropy"):  # on CPU's fp32 list
+            assert obs[low][op] == "float32"
+    assert num["cast_up_to_fp32"]["fp16"] == ["mse_loss", "cross_entropy"]
+
+
+def test_autocast_shows_which_amp_apis_are_deprecated(results: dict[str, DemoResult]) -> None:
+    # mp-06: observed on the installed torch, not asserted from memory.
+    apis = results["autocast"].numbers["apis"]
+    assert apis['torch.amp.autocast("cpu", dtype=torch.float16)']["status"] == "current"
+    assert apis['torch.amp.GradScaler("cpu")']["status"] == "current"
+    for old in ("torch.cuda.amp.autocast()", "torch.cuda.amp.GradScaler()"):
+        assert apis[old]["status"] == "deprecated"
+        assert "is deprecated" in apis[old]["message"]
 
 
 def test_speed_memory_reports_halved_memory(results: dict[str, DemoResult]) -> None:
@@ -223,20 +325,82 @@ def test_speed_memory_reports_halved_memory(results: dict[str, DemoResult]) -> N
     assert isinstance(num["matmul_gflops"]["fp32"], float) and num["matmul_gflops"]["fp32"] > 0
 
 
+def test_speed_memory_medians_of_repeats_and_device_caveat(
+    runs: dict[str, tuple[DemoResult, dict[str, Any]]],
+) -> None:
+    result, fig = runs["speed-memory"]
+    num = result.numbers
+    for k, s in num["gflops_spread"].items():
+        assert s["repeats"] == num["repeats"] == 7
+        assert s["min"] <= s["median"] == num["matmul_gflops"][k] <= s["max"]
+    assert fig["note"].startswith("CPU caveat: no tensor cores")
+    assert "x" in fig["lesson"] and "bf16" in fig["lesson"]  # the measured ratio, on the figure
+
+
+def test_master_weights_draws_fp16_above_bf16() -> None:
+    from experiments.master_weights import STYLES
+
+    assert list(STYLES)[-1] == "fp16"  # drawn last: on top of the flat bf16 line
+    assert STYLES["fp16"]["zorder"] > STYLES["bf16"]["zorder"]
+    assert STYLES["bf16"]["lw"] > STYLES["fp16"]["lw"]  # wide grey band under a red dash
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
-def test_cuda_path() -> None:
-    r = run_experiment("accumulation", device="cuda")
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_cuda_path(name: str) -> None:
+    FIGURE_LOG.clear()
+    r = run_experiment(name, device="cuda")
     assert r.device.startswith("cuda")
-    assert r.numbers["variants"]["correct"]["grad_rel_error"] < 1e-5
-    obs = run_experiment("autocast", device="cuda").numbers["observed"]
-    assert obs["fp16"]["matmul"] == "float16"
-    assert obs["fp16"]["softmax(matmul_out)"] == "float32"  # CUDA autocast upcasts softmax
+    check_figure(FIGURE_LOG[-1])
+    json.loads(r.to_json(allow_nan=False))
+    num = r.numbers
+    if name == "accumulation":
+        assert num["variants"]["correct"]["grad_rel_error"] < 1e-5
+        assert num["variants"]["no_loss_division"]["diverged"]
+        assert num["cost"]["memory_ratio"] == pytest.approx(8)
+    if name == "autocast":
+        obs = num["observed"]
+        assert obs["fp16"]["matmul"] == "float16"
+        for op in ("softmax", "log_softmax", "sum"):  # CUDA autocast casts these up
+            assert obs["fp16"][op] == obs["bf16"][op] == "float32"
+        assert num["apis"]['torch.amp.autocast("cuda", dtype=torch.float16)']["status"] == (
+            "current"
+        )
+    if name == "speed-memory":
+        assert num["hardware"]["tensor_cores"] is True
+        assert num["speedup_vs_fp32"]["bf16"] > 1 and num["speedup_vs_fp32"]["fp16"] > 1
+    if name == "master-weights":
+        assert num["stalled"]["fp16"] and not num["stalled"]["fp16_from_master"]
 
 
 # ------------------------------------------------------------------ CLI
-CONTRACT_KEYS = {"demo", "device", "params", "variants", "elapsed_s"}
-VARIANT_KEYS = {"grad_rel_error", "cosine", "norm_ratio", "losses"}
+CONTRACT_KEYS = {
+    "demo",
+    "device",
+    "params",
+    "micro_batches",
+    "micro_batch_size",
+    "effective_batch",
+    "curvature",
+    "lr",
+    "lr_times_curvature",
+    "no_division_lr_times_curvature",
+    "theory_no_division_growth",
+    "clip_max_norm",
+    "variants",
+    "cost",
+    "elapsed_s",
+}
+VARIANT_KEYS = {
+    "grad_rel_error",
+    "cosine",
+    "norm_ratio",
+    "losses",
+    "diverged",
+    "clip_coefficient",
+    "adam_update_rel_diff",
+}
 
 
 def test_cli_json_contract_subprocess() -> None:
@@ -252,7 +416,7 @@ def test_cli_json_contract_subprocess() -> None:
     data = json.loads(out.stdout)
     assert set(data) == CONTRACT_KEYS
     assert data["demo"] == "accumulation"
-    assert data["params"] == {"micro_batches": 2, "micro_batch_size": 8}
+    assert data["params"] == {"micro_batches": 2, "micro_batch_size": 4}
     assert set(data["variants"]) == set(acc.VARIANTS)
     for v in ("correct", "zero_grad_every_micro_batch", "no_loss_division"):
         assert set(data["variants"][v]) == VARIANT_KEYS
