@@ -311,8 +311,8 @@ def _plot_training(ax: Any, numbers: dict[str, Any]) -> None:
     if bad["diverged"]:
         ax.annotate(
             f"no / N diverges: loss x{numbers['theory_no_division_growth']:.3g} per step",
-            xy=(min(len(bad["losses"]) - 1, 2), 1e4),
-            xytext=(6, 1e4),
+            xy=(1.2, 2e3),
+            xytext=(4, 2e2),
             color="tab:red",
             fontsize=8,
             arrowprops={"arrowstyle": "->", "color": "tab:red"},
@@ -328,26 +328,24 @@ def _plot_cost(ax_t: Any, ax_m: Any, c: dict[str, Any], n: int) -> None:
         [m - c[w]["ms_per_update"]["min"] for m, w in zip(med, ways, strict=True)],
         [c[w]["ms_per_update"]["max"] - m for m, w in zip(med, ways, strict=True)],
     ]
-    ax_t.bar(
-        names,
+    ax_t.bar(names, med, color=["tab:gray", "tab:purple"])
+    ax_t.errorbar(
+        [0, 1],
         med,
         yerr=err,
+        fmt="none",
+        ecolor="black",
         capsize=4,
-        color=["tab:gray", "tab:purple"],
-        label=f"median of {COST_REPEATS}, bars min-max",
+        label=f"median of {COST_REPEATS} updates; whiskers min-max",
     )
     ax_t.set_ylabel("ms per optimizer update")
     ax_t.set_xlabel("same effective batch")
     ax_t.set_title(f"time: {n} passes in a row = {c['time_ratio']:.1f}x slower", fontsize=9)
     ax_t.legend(fontsize=8)
     kib = [c[w]["activation_bytes"] / 1024 for w in ways]
-    ax_m.bar(
-        names,
-        kib,
-        color=["tab:gray", "tab:purple"],
-        label="activations autograd keeps for one backward",
-    )
-    ax_m.set_ylabel("KiB held at peak")
+    for name, value, color in zip(names, kib, ["tab:gray", "tab:purple"], strict=True):
+        ax_m.bar(name, value, color=color, label=f"{name}: {value:.2f} KiB")
+    ax_m.set_ylabel("KiB of activations held at peak")
     ax_m.set_xlabel("same effective batch")
     ax_m.set_title(f"memory: {c['memory_ratio']:.0f}x less with accumulation", fontsize=9)
     ax_m.legend(fontsize=8)

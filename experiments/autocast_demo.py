@@ -216,20 +216,34 @@ def plot(numbers: dict[str, Any]) -> bytes:
             fontsize=8,
             frameon=False,
         )
-        up = numbers["cast_up_to_fp32"]["fp16"]
         return fig_to_png(
             fig,
             title=f"What autocast does on {dev}",
             lesson="autocast lowers matmul-like ops to 16-bit and casts some others up to fp32; "
             "use torch.amp.autocast(device, ...)",
-            note=f"{dev}'s own lists (cast up here: {', '.join(up) or 'none'}). They differ by "
-            "device: CUDA casts softmax, log_softmax, sum up, CPU keeps them 16-bit.",
+            note=device_note(numbers),
             top=0.9,
             bottom=0.12,
             left=0.03,
             right=0.97,
             hspace=0.3,
         )
+
+
+def device_note(numbers: dict[str, Any]) -> str:
+    """What this device did with softmax / log_softmax / sum (where CPU and CUDA differ)."""
+    watched = ("softmax", "log_softmax", "sum")
+    up = [op for op in watched if op in numbers["cast_up_to_fp32"]["fp16"]]
+    kept = [op for op in watched if op in numbers["kept_in_16bit"]["fp16"]]
+    parts = []
+    if up:
+        parts.append(f"{', '.join(up)} cast up to fp32")
+    if kept:
+        parts.append(f"{', '.join(kept)} kept in 16-bit")
+    return (
+        f"On {numbers['device_type']}: {'; '.join(parts) or 'see the table'}. The op lists "
+        "differ by device (CUDA casts these up, CPU does not)."
+    )
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:

@@ -72,6 +72,11 @@ def test_registry_and_localized_titles() -> None:
         "batchnorm",
         "autocast",
         "speed-memory",
+        "fp8-formats",
+        "clip-unscale",
+        "scaler-accumulation",
+        "uneven-tokens",
+        "adam-epsilon",
     ]
     for name in EXPERIMENTS:
         assert TITLES[name]["id"] and TITLES[name]["en"]
@@ -84,6 +89,15 @@ def test_registry_and_localized_titles() -> None:
         "help": "number of micro-batches accumulated",
     }
     assert PARAM_BOUNDS["formats"] == {}
+    for name in ("fp8-formats", "clip-unscale", "adam-epsilon"):
+        assert PARAM_BOUNDS[name] == {}
+    assert PARAM_BOUNDS["scaler-accumulation"]["micro_batches"]["max"] == 16
+    assert PARAM_BOUNDS["uneven-tokens"]["micro_batch_size"] == {
+        "default": 8,
+        "min": 1,
+        "max": 256,
+        "help": "average tokens per micro-batch",
+    }
 
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
@@ -309,6 +323,14 @@ def test_autocast_reports_cpus_own_lists(results: dict[str, DemoResult]) -> None
     assert num["cast_up_to_fp32"]["fp16"] == ["mse_loss", "cross_entropy"]
 
 
+def test_autocast_figure_says_the_lists_differ_by_device(
+    runs: dict[str, tuple[DemoResult, dict[str, Any]]],
+) -> None:
+    note = runs["autocast"][1]["note"]
+    assert note.startswith("On cpu: softmax, log_softmax, sum kept in 16-bit.")
+    assert "differ by device" in note
+
+
 def test_autocast_shows_which_amp_apis_are_deprecated(results: dict[str, DemoResult]) -> None:
     # mp-06: observed on the installed torch, not asserted from memory.
     apis = results["autocast"].numbers["apis"]
@@ -345,6 +367,124 @@ def test_master_weights_draws_fp16_above_bf16() -> None:
     assert STYLES["bf16"]["lw"] > STYLES["fp16"]["lw"]  # wide grey band under a red dash
 
 
+# ------------------------------------------------------------------ new demos (issue 15)
+def test_fp8_formats_against_the_spec(results: dict[str, DemoResult]) -> None:
+    num = results["fp8-formats"].numbers
+    e4, e5 = num["formats"]["e4m3"], num["formats"]["e5m2"]
+    # From all 256 bit patterns: E4M3 = (1 + 6/8) * 2^8, no inf, NaN only at S.1111.111.
+    assert (e4["max"], e4["has_inf"], e4["nan_patterns"]) == (448, False, 2)
+    assert (e5["max"], e5["has_inf"], e5["nan_patterns"]) == (57344, True, 6)
+    assert e4["smallest_subnormal"] == 2.0**-9 and e5["smallest_subnormal"] == 2.0**-16
+    assert (e4["mantissa_bits"], e5["mantissa_bits"]) == (3, 2)
+    r = num["rounding"]
+    assert (r["0.1"]["e4m3"], r["0.1"]["e5m2"]) == (0.1015625, 0.09375)
+    assert (r["pi"]["e4m3"], r["pi"]["e5m2"]) == (3.25, 3.0)
+    assert r["1e-5"]["e4m3"] == 0.0  # below half E4M3's smallest subnormal
+    for label, row in r.items():  # the cast is round-to-nearest-even onto the grid
+        for k in ("e4m3", "e5m2"):
+            if row[f"{k}_nearest"] is not None:
+                assert row[k] == row[f"{k}_nearest"], (label, k)
+    assert r["70000 (past E5M2's max)"]["e5m2"] == "inf"
+    assert r["1000 (past E4M3's max)"]["e4m3"] in (448.0, "nan")  # saturates or NaN, never inf
+    s4, s5 = num["scaling"]["e4m3"], num["scaling"]["e5m2"]
+    assert s4["direct"]["zeroed"] > 0.5 and s4["scaled"]["zeroed"] == 0.0
+    assert s4["scaled_amax"] == 448.0 and s5["scaled_amax"] == 57344.0
+    # Amax-scaled values are normal numbers: relative error at most half an ulp, 2^-(m+1).
+    assert s4["scaled"]["max_rel_error"] <= 2.0**-4 and s5["scaled"]["max_rel_error"] <= 2.0**-3
+    assert s4["scaled"]["mean_rel_error"] < s5["scaled"]["mean_rel_error"]  # E4M3 finer
+
+
+def test_clip_without_unscale_shrinks_the_step_by_the_scale(results: dict[str, DemoResult]) -> None:
+    num = results["clip-unscale"].numbers
+    v, scale = num["variants"], num["init_scale"]
+    assert scale == 2.0**16 and num["max_norm"] == pytest.approx(0.5 * num["true_grad_norm"])
+    ref = v["fp32_reference"]
+    assert ref["update_norm"] == pytest.approx(num["expected_update_norm"], rel=1e-5)
+    bad, good = v["scaler_no_unscale"], v["scaler_with_unscale"]
+    # clip saw the scaled norm, clipped it to max_norm, then step() divided by the scale.
+    assert bad["norm_seen_by_clip"] == pytest.approx(scale * num["true_grad_norm"], rel=1e-2)
+    assert bad["update_norm_ratio"] == pytest.approx(1 / scale, rel=1e-3)
+    assert good["norm_seen_by_clip"] == pytest.approx(num["true_grad_norm"], rel=1e-2)
+    assert good["update_norm_ratio"] == pytest.approx(1.0, rel=1e-4)
+    assert good["update_rel_error"] < 0.02  # only fp16 autocast rounding differs
+
+
+def test_scaler_accumulation_matches_full_batch(results: dict[str, DemoResult]) -> None:
+    r = results["scaler-accumulation"]
+    v, n = r.numbers["variants"], r.params["micro_batches"]
+    assert v["correct"]["update_rel_error"] < 1e-2
+    assert v["correct"]["update_norm_ratio"] == pytest.approx(1.0, rel=1e-3)
+    assert v["correct"]["optimizer_steps"] == 1 and v["correct"]["skipped_steps"] == 0
+    assert v["step_every_micro_batch"]["optimizer_steps"] == n
+    assert v["step_every_micro_batch"]["update_rel_error"] > 10 * v["correct"]["update_rel_error"]
+    assert v["no_loss_division"]["update_norm_ratio"] == pytest.approx(n, rel=1e-3)
+
+
+def test_scaler_accumulation_without_division_overflows_sooner() -> None:
+    r = run_experiment("scaler-accumulation", device="cpu", micro_batches=16)
+    v = r.numbers["variants"]
+    assert v["correct"]["skipped_steps"] == 0
+    # 16x the gradient at scale 2^16 overflows fp16: step skipped, scale halved.
+    assert v["no_loss_division"]["skipped_steps"] == 1
+    assert v["no_loss_division"]["final_scale"] == 2.0**15
+    assert v["no_loss_division"]["update_norm_ratio"] == 0.0
+
+
+def test_uneven_tokens_bias_against_theory(results: dict[str, DemoResult]) -> None:
+    num = results["uneven-tokens"].numbers
+    counts, n, total = num["token_counts"], num["micro_batches"], num["total_tokens"]
+    assert len(set(counts)) == n == 4 and sum(counts) == total
+    w = num["weight_per_token_vs_fair"]["mean_of_means"]
+    assert w == pytest.approx([total / (n * c) for c in counts])
+    v = num["variants"]
+    assert v["sum_over_total_tokens"]["grad_rel_error"] < 1e-5
+    assert v["sum_over_total_tokens"]["loss"] == pytest.approx(v["full_batch"]["loss"], rel=1e-5)
+    assert v["mean_of_means"]["grad_rel_error"] > 0.05
+
+
+def test_uneven_tokens_mean_of_means_is_the_reweighted_loss() -> None:
+    from experiments import uneven_tokens as ut
+
+    model, mbs = ut.make_problem(CPU, 4, 8)
+    n = len(mbs)
+    expected = sum(
+        torch.nn.functional.cross_entropy(model(x), y, reduction="sum").item() / (n * len(y))
+        for x, y in mbs
+    )
+    assert ut.accumulate(copy.deepcopy(model), mbs, "mean_of_means") == pytest.approx(expected)
+    equal = [(x[:2], y[:2]) for x, y in mbs]  # equal counts: no bias
+    a, b = copy.deepcopy(model), copy.deepcopy(model)
+    ut.accumulate(a, equal, "mean_of_means")
+    ut.accumulate(b, equal, "sum_over_total_tokens")
+    torch.testing.assert_close(ut._grad(a), ut._grad(b))
+
+
+def test_adam_epsilon_in_fp16(results: dict[str, DemoResult]) -> None:
+    num = results["adam-epsilon"].numbers
+    assert num["eps_in_fp16"] == 0.0
+    assert num["eps_in_bf16"] == pytest.approx(1e-8, rel=0.01)
+    sweep = num["sweep"]
+    for i, scale in enumerate(num["grad_scales"]):
+        # fp32 Adam's first step is lr * g / (|g| + eps): lr, whatever |g| is.
+        assert sweep["fp32_state"][i]["first_update_over_lr"] == pytest.approx(
+            scale / (scale + 1e-8), rel=1e-3
+        )
+        # fp16 state: v = (1 - beta2) g^2 underflows exactly where theory says, and then
+        # m / (0 + 0) is inf.
+        underflows = num["theory_v_underflows"][i]
+        assert sweep["fp16_state"][i]["finite"] is not underflows, scale
+        assert (sweep["fp16_state"][i]["v_zero_fraction"] == 1.0) is underflows
+    assert num["theory_v_underflows"] == [False, False, True, True, True, True]
+    big_eps = {p["grad"]: p for p in sweep["fp16_state_eps_1e-4"]}
+    # With v = 0 the step is lr * |g| / eps: 10x too big at 1e-3, rounded away at 1e-5.
+    assert big_eps[1e-3]["first_update_over_lr"] == pytest.approx(10, rel=0.05)
+    assert big_eps[1e-5]["first_update_over_lr"] == 0.0
+    train = num["train"]
+    assert not train["fp16_state"]["finite"]
+    assert train["fp32_state"]["losses"][-1] < 0.5 * train["fp32_state"]["losses"][0]
+    assert train["fp16_state_eps_1e-4"]["losses"][-1] == train["fp16_state_eps_1e-4"]["losses"][0]
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
@@ -372,6 +512,52 @@ def test_cuda_path(name: str) -> None:
         assert num["speedup_vs_fp32"]["bf16"] > 1 and num["speedup_vs_fp32"]["fp16"] > 1
     if name == "master-weights":
         assert num["stalled"]["fp16"] and not num["stalled"]["fp16_from_master"]
+    if name == "fp8-formats":
+        assert num["formats"]["e4m3"]["max"] == 448 and num["formats"]["e5m2"]["has_inf"]
+        for row in num["rounding"].values():
+            for k in ("e4m3", "e5m2"):
+                if row[f"{k}_nearest"] is not None:
+                    assert row[k] == row[f"{k}_nearest"]
+        assert num["rounding"]["1000 (past E4M3's max)"]["e4m3"] in (448.0, "nan")
+        assert num["scaling"]["e4m3"]["scaled"]["max_rel_error"] <= 2.0**-4
+    if name == "clip-unscale":
+        v = num["variants"]
+        assert v["scaler_no_unscale"]["update_norm_ratio"] == pytest.approx(2.0**-16, rel=1e-3)
+        assert v["scaler_with_unscale"]["update_rel_error"] < 0.02
+    if name == "scaler-accumulation":
+        assert num["variants"]["correct"]["update_rel_error"] < 1e-2
+    if name == "uneven-tokens":
+        assert num["variants"]["sum_over_total_tokens"]["grad_rel_error"] < 1e-5
+        assert num["variants"]["mean_of_means"]["grad_rel_error"] > 0.05
+    if name == "adam-epsilon":
+        for i, p in enumerate(num["sweep"]["fp16_state"]):
+            assert p["finite"] is not num["theory_v_underflows"][i]
+
+
+def test_cuda_figures_render_without_a_gpu() -> None:
+    """The CUDA branches of the captions, fed numbers shaped like a GPU's, still fit."""
+    from experiments import autocast_demo, speed_memory
+
+    cpu = run_experiment("autocast", device="cpu").numbers
+    cuda = copy.deepcopy(cpu) | {"device_type": "cuda"}
+    for low in ("fp16", "bf16"):
+        for op in autocast_demo.UPCAST_CANDIDATES:
+            cuda["observed"][low][op] = "float32"
+        cuda["cast_up_to_fp32"][low] = list(autocast_demo.UPCAST_CANDIDATES)
+        cuda["kept_in_16bit"][low] = []
+    FIGURE_LOG.clear()
+    autocast_demo.plot(cuda)
+    check_figure(FIGURE_LOG[-1])
+    assert FIGURE_LOG[-1]["note"].startswith(
+        "On cuda: softmax, log_softmax, sum cast up to fp32. The op lists differ by device"
+    )
+    sm = run_experiment("speed-memory", device="cpu").numbers
+    sm |= {"device_type": "cuda", "matmul_size": 4096, "tf32_matmul": False}
+    sm["hardware"] = {"compute_capability": "9.0", "tensor_cores": True}
+    FIGURE_LOG.clear()
+    speed_memory.plot(sm)
+    check_figure(FIGURE_LOG[-1])
+    assert "tensor cores" in FIGURE_LOG[-1]["note"] and "TF32 off" in FIGURE_LOG[-1]["note"]
 
 
 # ------------------------------------------------------------------ CLI
