@@ -143,8 +143,11 @@ def plot(numbers: dict[str, Any]) -> bytes:
             label=LABELS["sum_over_total_tokens"],
         )
         ax1.axhline(1.0, color="k", ls="--", lw=0.8, label="fair: every token counts once")
-        ax1.set_xticks(xs, [f"{c} tok" for c in counts], fontsize=8 if len(xs) > 8 else 9)
-        ax1.set_xlabel("micro-batch (its token count)")
+        many = len(xs) > 6
+        ax1.set_xticks(
+            xs, [str(c) for c in counts], fontsize=7 if many else 9, rotation=60 if many else 0
+        )
+        ax1.set_xlabel("micro-batches, labelled with their token counts")
         ax1.set_ylabel("weight of one token / fair weight")
         ax1.set_title(
             f"{numbers['micro_batches']} micro-batches, {numbers['total_tokens']} tokens",
