@@ -114,7 +114,8 @@ def compute(dev: torch.device) -> dict[str, Any]:
         "gflops_spread": spread,
         "speedup_vs_fp32": speedup,
         "threads": torch.get_num_threads(),
-        "tf32_matmul": dev.type == "cuda" and torch.backends.cuda.matmul.allow_tf32,
+        # TF32 matmuls unless the precision is "highest" (PyTorch's default: fp32 stays fp32).
+        "tf32_matmul": dev.type == "cuda" and torch.get_float32_matmul_precision() != "highest",
         "hardware": hardware(dev),
         "note": "16-bit halves memory everywhere; speed gains need 16-bit matrix hardware "
         "(tensor cores on GPUs, AMX/AVX512-BF16 on CPUs); without it 16-bit can be slower.",
@@ -178,6 +179,7 @@ def plot(numbers: dict[str, Any]) -> bytes:
         ax2.legend(fontsize=8, loc="upper left")
         sp = numbers["speedup_vs_fp32"]
         speed = ", ".join(f"{k} x{sp[k]:.2f}" for k in ("bf16", "fp16") if sp[k] is not None)
+        speed = speed or "16-bit matmul unsupported"
         return fig_to_png(
             fig,
             title=f"Speed and memory: fp32 vs 16-bit on {numbers['device_type']}",
