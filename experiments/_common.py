@@ -57,12 +57,93 @@ def figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> Iterator[tuple[Any, Any
         plt.close(fig)
 
 
-def fig_to_png(fig: Any) -> bytes:
-    buf = io.BytesIO()
+#: What each rendered figure shows (title, lesson, per-axes labels and legend); tests read
+#: it to hold every demo to "title, labelled axes, a legend, the lesson in one line".
+FIGURE_LOG: list[dict[str, Any]] = []
+LESSON_MAX_CHARS = 125  # one line at the figure widths used here
+
+
+def describe_figure(fig: Any) -> list[dict[str, Any]]:
+    """Per axes: whether it is drawn (axis on), its title, axis labels and legend entries."""
+    out = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        out.append(
+            {
+                "axis_on": bool(ax.axison),
+                "title": ax.get_title(),
+                "xlabel": ax.get_xlabel(),
+                "ylabel": ax.get_ylabel(),
+                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
+            }
+        )
+    return out
+
+
+def fig_to_png(
+    fig: Any,
+    *,
+    title: str,
+    lesson: str,
+    note: str = "",
+    top: float = 0.86,
+    bottom: float = 0.2,
+    left: float = 0.08,
+    right: float = 0.98,
+    wspace: float = 0.25,
+    hspace: float = 0.35,
+) -> bytes:
+    """Title on top, the lesson (one line) and an optional caveat below, then PNG bytes."""
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    fig.text(
+        0.5,
+        0.055 if note else 0.02,
+        lesson,
+        ha="center",
+        va="bottom",
+        fontsize=10,
+        color="#1f3b73",
+        bbox={"boxstyle": "round", "facecolor": "#eef3fb", "edgecolor": "#9db4dd"},
+    )
+    if note:
+        fig.text(0.5, 0.012, note, ha="center", va="bottom", fontsize=8.5, color="#555555")
     # Fixed margins: tight_layout costs ~0.5 s per figure on a small CPU.
-    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.15, top=0.9, wspace=0.25, hspace=0.35)
+    fig.subplots_adjust(
+        left=left, right=right, bottom=bottom, top=top, wspace=wspace, hspace=hspace
+    )
+    buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=80)
+    FIGURE_LOG.append(
+        {
+            "title": title,
+            "lesson": lesson,
+            "note": note,
+            "axes": describe_figure(fig),
+            "clipped_texts": _clipped_texts(fig),
+        }
+    )
+    del FIGURE_LOG[:-50]  # bounded: the worker runs for days
     return buf.getvalue()
+
+
+def _clipped_texts(fig: Any) -> list[str]:
+    """Figure-level texts (title, lesson, note) that run past the figure's edges."""
+    renderer = fig.canvas.get_renderer()
+    width = fig.bbox.width
+    texts = [*fig.texts, *([fig._suptitle] if fig._suptitle is not None else [])]
+    return [
+        t.get_text()
+        for t in texts
+        if (box := t.get_window_extent(renderer)).x0 < 0 or box.x1 > width
+    ]
+
+
+def median_spread(samples: list[float]) -> dict[str, float]:
+    """Median, min and max of repeated measurements (the spread a plot shows)."""
+    ordered = sorted(samples)
+    n = len(ordered)
+    mid = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return {"median": mid, "min": ordered[0], "max": ordered[-1], "repeats": n}
 
 
 def timed_run(
@@ -136,5 +217,6 @@ def warm_up() -> None:
     opt.step()
     with figure() as (fig, ax):
         ax.plot([0, 1])
-        fig_to_png(fig)
+        fig_to_png(fig, title="warm-up", lesson="warm-up")
+    FIGURE_LOG.clear()
     _WARM = True

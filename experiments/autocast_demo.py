@@ -1,55 +1,113 @@
-"""Observed output dtype of common ops under torch.autocast on this device."""
+"""What autocast does to each op on THIS device, and which AMP calls are deprecated here.
+
+Ops autocast may run in 16-bit (matmul, linear, conv2d) get fp32 inputs: a 16-bit output
+means autocast lowered them. Ops autocast may keep in fp32 (softmax, sum, ...) get 16-bit
+inputs of the autocast dtype: an fp32 output means autocast cast them up, a 16-bit one
+that it left them alone. The lists differ by device (CPU vs CUDA), so nothing is assumed.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import torch
 import torch.nn.functional as F
+from matplotlib.patches import Patch
 
 from experiments._common import SEED, fig_to_png, figure, generator, timed_run
 
 LOW_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+#: Ops fed fp32 inputs (does autocast lower them?).
+LOWERED = ("linear", "matmul", "conv2d")
+#: Ops fed 16-bit inputs (does autocast cast them up to fp32?).
+UPCAST_CANDIDATES = (
+    "softmax",
+    "log_softmax",
+    "sum",
+    "exp",
+    "layer_norm",
+    "mse_loss",
+    "cross_entropy",
+)
+#: Ops the CUDA autocast reference lists as autocast to float32 (PyTorch "Autocast Op
+#: Reference"); shown only to say how this device differs, never as this device's result.
+CUDA_FP32_LIST = ("softmax", "log_softmax", "sum", "exp", "layer_norm", "mse_loss", "cross_entropy")
 
 
-def make_ops(dev: torch.device) -> dict[str, Callable[[], torch.Tensor]]:
+def make_ops(dev: torch.device, low: torch.dtype) -> dict[str, Callable[[], torch.Tensor]]:
     g = generator(dev, SEED)
-    x = torch.randn(8, 16, generator=g).to(dev)  # fp32 inputs, as in a normal model
+    x32 = torch.randn(8, 16, generator=g)
     w = torch.randn(16, 16, generator=g).to(dev)
     img = torch.randn(1, 3, 8, 8, generator=g).to(dev)
     k = torch.randn(4, 3, 3, 3, generator=g).to(dev)
+    x, x16 = x32.to(dev), x32.to(dev, low)  # x16: e.g. the output of a lowered matmul
+    target = torch.zeros(8, dtype=torch.long, device=dev)
     return {
         "linear": lambda: F.linear(x, w),
         "matmul": lambda: x @ w,
         "conv2d": lambda: F.conv2d(img, k),
-        "softmax": lambda: torch.softmax(x, dim=-1),
-        "layer_norm": lambda: F.layer_norm(x, (16,)),
-        "sum": lambda: x.sum(),
-        "exp": lambda: x.exp(),
-        "add": lambda: x + x,
-        "add(matmul_out, fp32)": lambda: (x @ w) + x,  # type promotion across dtypes
-        # Same ops fed a 16-bit tensor (a matmul output): does autocast upcast them?
-        "softmax(matmul_out)": lambda: torch.softmax(x @ w, dim=-1),
-        "layer_norm(matmul_out)": lambda: F.layer_norm(x @ w, (16,)),
-        "sum(matmul_out)": lambda: (x @ w).sum(),
-        "exp(matmul_out)": lambda: (x @ w).exp(),
+        "softmax": lambda: torch.softmax(x16, dim=-1),
+        "log_softmax": lambda: F.log_softmax(x16, dim=-1),
+        "sum": lambda: x16.sum(),
+        "exp": lambda: x16.exp(),
+        "layer_norm": lambda: F.layer_norm(x16, (16,)),
+        "mse_loss": lambda: F.mse_loss(x16, x16 * 0.5),
+        "cross_entropy": lambda: F.cross_entropy(x16, target),
     }
 
 
-def observe(dev: torch.device, ops: dict[str, Callable[[], torch.Tensor]]) -> dict[str, Any]:
+def observe(dev: torch.device) -> dict[str, Any]:
     """Run each op under autocast(fp16) and autocast(bf16); record the output dtype."""
     table: dict[str, dict[str, str]] = {}
     for label, dtype in LOW_DTYPES.items():
         table[label] = {}
-        for name, op in ops.items():
+        for name, op in make_ops(dev, dtype).items():
             try:
                 with torch.autocast(device_type=dev.type, dtype=dtype):
                     out = op()
                 table[label][name] = str(out.dtype).removeprefix("torch.")
             except (RuntimeError, AssertionError) as exc:  # unsupported on this device
-                table[label][name] = f"error: {str(exc).splitlines()[0][:80]}"
+                table[label][name] = f"error: {str(exc).splitlines()[0][:60]}"
     return table
+
+
+def api_calls(dev: torch.device) -> dict[str, Callable[[], Any]]:
+    """AMP entry points, constructed (not entered): construction is where torch warns."""
+    return {
+        f'torch.amp.autocast("{dev.type}", dtype=torch.float16)': lambda: torch.amp.autocast(
+            dev.type, dtype=torch.float16
+        ),
+        f'torch.amp.GradScaler("{dev.type}")': lambda: torch.amp.GradScaler(dev.type),
+        "torch.cuda.amp.autocast()": lambda: torch.cuda.amp.autocast(),
+        "torch.cuda.amp.GradScaler()": lambda: torch.cuda.amp.GradScaler(),
+        "torch.cpu.amp.autocast()": lambda: torch.cpu.amp.autocast(),
+    }
+
+
+def api_status(dev: torch.device) -> dict[str, dict[str, str]]:
+    """Which AMP calls emit a FutureWarning/DeprecationWarning on the installed torch."""
+    out = {}
+    for call, make in api_calls(dev).items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                make()
+                error = ""
+            except Exception as exc:  # an API removed in a future torch
+                error = f"{type(exc).__name__}: {exc}"[:80]
+        deprecations = [
+            w for w in caught if issubclass(w.category, FutureWarning | DeprecationWarning)
+        ]
+        if error:
+            status, message = "error", error
+        elif deprecations:
+            status, message = "deprecated", str(deprecations[0].message).split(". ")[0][:90]
+        else:
+            status, message = "current", ""
+        out[call] = {"status": status, "message": message}
+    return out
 
 
 SNIPPET = """
@@ -61,41 +119,141 @@ SNIPPET_FUNCS = (observe,)
 
 
 def compute(dev: torch.device) -> dict[str, Any]:
-    ops = make_ops(dev)
+    observed = observe(dev)
+    cast_up = {
+        k: [op for op in UPCAST_CANDIDATES if v[op] == "float32"] for k, v in observed.items()
+    }
+    kept_low = {
+        k: [op for op in UPCAST_CANDIDATES if v[op] == str(LOW_DTYPES[k]).removeprefix("torch.")]
+        for k, v in observed.items()
+    }
     return {
         "device_type": dev.type,
-        "torch_version": torch.__version__,
-        "input_dtype": "float32",
-        "ops": list(ops),
-        "observed": observe(dev, ops),
+        "torch_version": str(torch.__version__),
+        "input_dtypes": {op: "float32" for op in LOWERED}
+        | {op: "autocast dtype" for op in UPCAST_CANDIDATES},
+        "ops": [*LOWERED, *UPCAST_CANDIDATES],
+        "observed": observed,
+        "cast_up_to_fp32": cast_up,
+        "kept_in_16bit": kept_low,
+        "cuda_reference_fp32_list": list(CUDA_FP32_LIST),
+        "apis": api_status(dev),
     }
 
 
+COLORS = {"low": "#f4b183", "fp32": "#9dc3e6", "error": "#dddddd"}
+
+
+def _cell(op: str, out: str, low: str) -> tuple[str, str]:
+    if out.startswith("error"):
+        return "unsupported here", COLORS["error"]
+    if op in LOWERED:
+        return (f"{out} (lowered)", COLORS["low"]) if out == low else (out, COLORS["fp32"])
+    if out == "float32":
+        return "float32 (cast up)", COLORS["fp32"]
+    return (f"{out} (kept)", COLORS["low"]) if out == low else (out, COLORS["error"])
+
+
 def plot(numbers: dict[str, Any]) -> bytes:
-    ops = numbers["ops"]
-    cols = list(numbers["observed"])
-    cells = [[op] + [numbers["observed"][c][op][:24] for c in cols] for op in ops]
-
-    def color(v: str) -> str:
-        return {"float16": "#f4b183", "bfloat16": "#f4b183", "float32": "#9dc3e6"}.get(v, "#dddddd")
-
-    colors = [["white"] + [color(v) for v in row[1:]] for row in cells]
-    with figure(1, 1, figsize=(7, 0.35 * len(ops) + 1)) as (fig, ax):
+    ops, obs, dev = numbers["ops"], numbers["observed"], numbers["device_type"]
+    cols = list(obs)
+    rows, colors = [], []
+    for op in ops:
+        src = "fp32" if op in LOWERED else "same 16-bit dtype"
+        cells = [_cell(op, obs[c][op], str(LOW_DTYPES[c]).removeprefix("torch.")) for c in cols]
+        rows.append([op, src, *(t for t, _ in cells)])
+        colors.append(["white", "white", *(c for _, c in cells)])
+    apis = numbers["apis"]
+    api_rows = [[call, info["status"]] for call, info in apis.items()]
+    api_colors = [
+        ["white", {"current": "#c5e0b4", "deprecated": "#ff9f9f"}.get(i["status"], "#dddddd")]
+        for i in apis.values()
+    ]
+    with figure(2, 1, figsize=(9, 7.2), gridspec_kw={"height_ratios": [len(ops) + 1, 6]}) as (
+        fig,
+        (ax, ax2),
+    ):
         ax.axis("off")
         ax.table(
-            cellText=cells,
+            cellText=rows,
             cellColours=colors,
-            colLabels=["op", *(f"autocast {c}" for c in cols)],
-            loc="center",
             bbox=[0, 0, 1, 1],
+            cellLoc="center",
+            colLabels=["op", "input", *(f"under autocast {c}" for c in cols)],
+            colWidths=[0.22, 0.18, 0.3, 0.3],
         )
-        ax.set_title(f"output dtype on {numbers['device_type']} (inputs fp32 unless noted)")
-        return fig_to_png(fig)
+        ax.set_title(f"output dtype of each op under autocast on {dev} (observed)", fontsize=10)
+        ax.legend(
+            handles=[
+                Patch(color=COLORS["low"], label="runs in 16-bit"),
+                Patch(color=COLORS["fp32"], label="runs in fp32"),
+                Patch(color=COLORS["error"], label="unsupported / other"),
+            ],
+            loc="lower center",
+            bbox_to_anchor=(0.5, 1.04),
+            ncol=3,
+            fontsize=8,
+            frameon=False,
+        )
+        ax2.axis("off")
+        ax2.table(
+            cellText=api_rows,
+            cellColours=api_colors,
+            bbox=[0, 0, 1, 1],
+            colLabels=[f"AMP call (torch {numbers['torch_version']})", "observed"],
+            cellLoc="center",
+            colWidths=[0.75, 0.25],
+        )
+        ax2.set_title("which AMP calls warn FutureWarning here", fontsize=10)
+        ax2.legend(
+            handles=[
+                Patch(color="#c5e0b4", label="current: no warning"),
+                Patch(color="#ff9f9f", label="deprecated: FutureWarning"),
+            ],
+            loc="lower center",
+            bbox_to_anchor=(0.5, 1.06),
+            ncol=2,
+            fontsize=8,
+            frameon=False,
+        )
+        return fig_to_png(
+            fig,
+            title=f"What autocast does on {dev}",
+            lesson="autocast lowers matmul-like ops to 16-bit and casts some others up to fp32; "
+            "use torch.amp.autocast(device, ...)",
+            note=device_note(numbers),
+            top=0.9,
+            bottom=0.12,
+            left=0.03,
+            right=0.97,
+            hspace=0.3,
+        )
+
+
+def device_note(numbers: dict[str, Any]) -> str:
+    """What this device did with softmax / log_softmax / sum (where CPU and CUDA differ)."""
+    watched = ("softmax", "log_softmax", "sum")
+    up = [op for op in watched if op in numbers["cast_up_to_fp32"]["fp16"]]
+    kept = [op for op in watched if op in numbers["kept_in_16bit"]["fp16"]]
+    parts = []
+    if up:
+        parts.append(f"{', '.join(up)} cast up to fp32")
+    if kept:
+        parts.append(f"{', '.join(kept)} kept in 16-bit")
+    return (
+        f"On {numbers['device_type']}: {'; '.join(parts) or 'see the table'}. The op lists "
+        "differ by device (CUDA casts these up, CPU does not)."
+    )
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:
     obs = numbers["observed"]
-    return [(op, "  ".join(f"{c}→{obs[c][op]}" for c in obs)) for op in numbers["ops"]]
+    rows = [(op, "  ".join(f"{c}→{obs[c][op]}" for c in obs)) for op in numbers["ops"]]
+    up = numbers["cast_up_to_fp32"]["fp16"]
+    rows.append((f"cast up to fp32 on {numbers['device_type']}", ", ".join(up) or "none"))
+    for call, info in numbers["apis"].items():
+        rows.append((call, info["status"]))
+    return rows
 
 
 def run(dev: torch.device):

@@ -95,15 +95,25 @@ def plot(numbers: dict[str, Any]) -> bytes:
         ax1.set_yscale("log")
         ax1.axhline(1e-6, color="gray", ls=":", label="~float32 rounding")
         ax1.set_ylabel("gradient rel. error vs full batch")
-        ax1.set_title("accumulated vs one big batch")
-        ax1.legend()
+        ax1.set_xlabel("normalization layer")
+        ax1.set_title("accumulated vs one big batch (log scale)", fontsize=10)
+        ax1.legend(fontsize=8)
         rm = norms["batchnorm"]["running_mean"]
         ax2.plot(rm["full_batch"], "o-", label="full batch (1 update)")
         ax2.plot(rm["accumulated"], "s--", label="accumulated (N updates)")
         ax2.set_xlabel("channel")
-        ax2.set_title("BatchNorm running_mean")
-        ax2.legend()
-        return fig_to_png(fig)
+        ax2.set_ylabel("running_mean")
+        ax2.set_title("BatchNorm running_mean after one effective batch", fontsize=10)
+        ax2.legend(fontsize=8)
+        return fig_to_png(
+            fig,
+            title="BatchNorm breaks the equivalence of accumulation",
+            lesson="BatchNorm normalizes each micro-batch with its own statistics: accumulated "
+            "gradients differ; Group/LayerNorm match.",
+            note="Its running stats also get N updates from micro-batches instead of one "
+            "from the full batch.",
+            bottom=0.24,
+        )
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:

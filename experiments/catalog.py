@@ -121,7 +121,7 @@ _ENTRIES = [
             "id": "Satu batch penuh vs N micro-batch yang diakumulasi, plus dua bug klasik "
             "(zero_grad tiap micro-batch, loss tidak dibagi N).",
         },
-        (_mb(4), _mbs(8)),
+        (_mb(8), _mbs(4)),
     ),
     ExperimentInfo(
         "loss-scaling",
@@ -205,6 +205,76 @@ _ENTRIES = [
             "wins where the hardware supports it.",
             "id": "Memori tensor dan throughput matmul diukur di perangkat ini; 16-bit hanya "
             "unggul bila perangkat keras mendukungnya.",
+        },
+    ),
+]
+
+_ENTRIES += [
+    ExperimentInfo(
+        "fp8-formats",
+        "experiments.fp8_formats",
+        {"en": "FP8: E4M3 vs E5M2 and scaling", "id": "FP8: E4M3 vs E5M2 dan scaling"},
+        {
+            "en": "Every FP8 value decoded: E4M3 tops out at 448 with no inf, E5M2 at 57344 "
+            "with inf; how values round, and why a per-tensor amax scale is needed.",
+            "id": "Semua nilai FP8 diuraikan: E4M3 maksimal 448 tanpa inf, E5M2 maksimal 57344 "
+            "dengan inf; cara nilai dibulatkan, dan mengapa perlu skala per tensor dari amax.",
+        },
+    ),
+    ExperimentInfo(
+        "clip-unscale",
+        "experiments.clip_unscale",
+        {
+            "en": "Gradient clipping with a GradScaler",
+            "id": "Gradient clipping dengan GradScaler",
+        },
+        {
+            "en": "clip_grad_norm_ on scaled gradients clips the wrong thing; after "
+            "scaler.unscale_ it matches fp32 clipping.",
+            "id": "clip_grad_norm_ pada gradien yang masih di-scale memotong hal yang salah; "
+            "setelah scaler.unscale_ hasilnya sama dengan clipping fp32.",
+        },
+    ),
+    ExperimentInfo(
+        "scaler-accumulation",
+        "experiments.scaler_accumulation",
+        {
+            "en": "GradScaler with gradient accumulation",
+            "id": "GradScaler dengan akumulasi gradien",
+        },
+        {
+            "en": "scale(loss / N).backward() per micro-batch and one step/update per window "
+            "give the full batch's update; stepping every micro-batch does not.",
+            "id": "scale(loss / N).backward() tiap micro-batch dan satu step/update per window "
+            "memberi update yang sama dengan batch penuh; step tiap micro-batch tidak.",
+        },
+        (_mb(4), _mbs(8)),
+    ),
+    ExperimentInfo(
+        "uneven-tokens",
+        "experiments.uneven_tokens",
+        {
+            "en": "Uneven token counts: mean of means vs sum / tokens",
+            "id": "Jumlah token tidak rata: rata-rata dari rata-rata vs jumlah / token",
+        },
+        {
+            "en": "With micro-batches of different token counts, averaging per-micro-batch means "
+            "is biased; summing token losses and dividing by the total matches the full batch.",
+            "id": "Bila jumlah token tiap micro-batch berbeda, merata-ratakan rata-rata per "
+            "micro-batch itu bias; menjumlahkan loss token lalu membagi dengan totalnya sama "
+            "dengan batch penuh.",
+        },
+        (_mb(4), ParamSpec("micro_batch_size", 8, 1, 256, "average tokens per micro-batch")),
+    ),
+    ExperimentInfo(
+        "adam-epsilon",
+        "experiments.adam_epsilon",
+        {"en": "Adam's epsilon in fp16", "id": "Epsilon Adam di fp16"},
+        {
+            "en": "1e-8 rounds to 0 in fp16; Adam with fp16 state divides by zero or stalls "
+            "where fp32 state keeps training.",
+            "id": "1e-8 dibulatkan menjadi 0 di fp16; Adam dengan state fp16 membagi dengan nol "
+            "atau macet, sedangkan state fp32 tetap melatih.",
         },
     ),
 ]

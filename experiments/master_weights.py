@@ -65,23 +65,50 @@ def compute(dev: torch.device) -> dict[str, Any]:
     }
 
 
+STYLES = {
+    # Drawn in this order: bf16 first and wide, so the fp16 line on top stays visible.
+    "bf16": {"color": "#bbbbbb", "lw": 7, "ls": "-", "zorder": 1},
+    "fp32": {"color": "tab:blue", "lw": 2, "ls": "-", "zorder": 2},
+    "fp16_from_master": {"color": "tab:green", "lw": 2, "ls": ":", "zorder": 3},
+    "fp16": {"color": "tab:red", "lw": 2.5, "ls": "--", "zorder": 4},
+}
+
+
 def plot(numbers: dict[str, Any]) -> bytes:
     stride = numbers["trajectory_every"]
-    with figure(1, 1, figsize=(8, 4)) as (fig, ax):
-        for key, label in zip(KEYS, LABELS, strict=True):
+    names = dict(zip(KEYS, LABELS, strict=True))
+    with figure(1, 1, figsize=(9, 4.6)) as (fig, ax):
+        for key, style in STYLES.items():
             ys = numbers["trajectories"][key]
-            ax.plot(
-                [i * stride for i in range(len(ys))],
-                ys,
-                label=label,
-                ls=":" if key == "fp16_from_master" else "-",
-                lw=2,
-            )
-        ax.set_xlabel("step")
-        ax.set_ylabel("weight")
-        ax.set_title(f"w -= {numbers['lr_times_grad']:g} per step, starting at 1.0")
-        ax.legend()
-        return fig_to_png(fig)
+            state = " (stuck at 1.0)" if numbers["stalled"][key] else ""
+            ax.plot([i * stride for i in range(len(ys))], ys, label=names[key] + state, **style)
+        ax.annotate(
+            f"fp16 and bf16 weights never move: {numbers['lr_times_grad']:g} is below half "
+            f"the fp16 spacing ({numbers['half_spacing_below_1']['fp16']:.2g})",
+            xy=(numbers["steps"] * 0.55, 1.0),
+            xytext=(numbers["steps"] * 0.22, 0.965),
+            fontsize=8.5,
+            color="tab:red",
+            arrowprops={"arrowstyle": "->", "color": "tab:red"},
+        )
+        ax.set_xlabel("optimizer step")
+        ax.set_ylabel("weight value")
+        ax.set_ylim(numbers["expected_final"] - 0.01, 1.01)
+        ax.set_title(
+            f"w -= {numbers['lr_times_grad']:g} every step, starting at 1.0 "
+            f"(expected {numbers['expected_final']:g} after {numbers['steps']} steps)",
+            fontsize=10,
+        )
+        ax.legend(loc="lower left", fontsize=9)
+        return fig_to_png(
+            fig,
+            title="Why keep fp32 master weights",
+            lesson="An update below half a weight's spacing rounds away: fp16 weights stall, "
+            "an fp32 master copy keeps every step.",
+            note="The model can still compute with an fp16 copy of the master (green): it "
+            "follows fp32 in steps of one fp16 spacing.",
+            bottom=0.22,
+        )
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:

@@ -1,62 +1,102 @@
-"""Tensor memory and matmul throughput, fp32 vs bf16/fp16, measured on this device."""
+"""Tensor memory and matmul throughput, fp32 vs bf16/fp16, measured on this device.
+
+Throughput is the median of several timed samples (each long enough to swamp the clock),
+with the spread shown: one short sample per dtype can flip a ratio on a busy machine.
+"""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import torch
 
-from experiments._common import SEED, fig_to_png, figure, fmt, generator, sync, timed_run
+from experiments._common import (
+    SEED,
+    fig_to_png,
+    figure,
+    fmt,
+    generator,
+    median_spread,
+    sync,
+    timed_run,
+)
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-TIME_BUDGET_S = 0.12  # per dtype; keeps the demo fast even where 16-bit is slow
 MEM_SHAPE = (1024, 1024)
+REPEATS = 7
+SAMPLE_S = {"cpu": 0.006, "cuda": 0.004}  # minimum length of one timed sample
+MATMUL_N = {"cpu": 256, "cuda": 4096}
+CPU_16BIT_FLAGS = ("amx_bf16", "amx_fp16", "avx512_bf16", "avx512_fp16")
 
 
-def matmul_gflops(a: torch.Tensor, b: torch.Tensor, budget_s: float = TIME_BUDGET_S) -> float:
-    """Repeat a @ b until the time budget is spent; return achieved GFLOP/s."""
+def matmul_samples(a: torch.Tensor, b: torch.Tensor, min_s: float) -> list[float]:
+    """GFLOP/s of ``a @ b``, REPEATS samples of ``reps`` matmuls each."""
     a @ b  # warm-up: kernel selection, lazy init
     sync(a.device)
-    reps, t0 = 0, time.perf_counter()
-    while True:
-        a @ b
-        reps += 1
+    reps = 1
+    while True:  # calibrate: enough matmuls per sample to last min_s
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            a @ b
         sync(a.device)  # GPU work is async: wait before reading the clock
-        elapsed = time.perf_counter() - t0
-        if elapsed > budget_s:
+        if time.perf_counter() - t0 >= min_s or reps >= 1 << 16:
             break
-    n = a.shape[0]
-    return 2 * n**3 * reps / elapsed / 1e9
+        reps *= 2
+    n, samples = a.shape[0], []
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            a @ b
+        sync(a.device)
+        samples.append(2 * n**3 * reps / (time.perf_counter() - t0) / 1e9)
+    return samples
 
 
 SNIPPET = """
-a @ b  # warm-up: kernel selection, lazy init
-reps, t0 = 0, time.perf_counter()
-while True:
-    a @ b
-    reps += 1
-    sync(a.device)  # GPU work is async: wait before reading the clock
-    elapsed = time.perf_counter() - t0
-    if elapsed > budget_s:
-        break
-return 2 * n**3 * reps / elapsed / 1e9
+for _ in range(REPEATS):
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        a @ b
+    sync(a.device)
+    samples.append(2 * n**3 * reps / (time.perf_counter() - t0) / 1e9)
 """
-SNIPPET_FUNCS = (matmul_gflops,)
+SNIPPET_FUNCS = (matmul_samples,)
+
+
+def hardware(dev: torch.device) -> dict[str, Any]:
+    """What decides 16-bit speed: tensor cores on CUDA, AMX / AVX512-BF16 on a CPU."""
+    if dev.type == "cuda":
+        major, minor = torch.cuda.get_device_capability(dev)
+        return {"compute_capability": f"{major}.{minor}", "tensor_cores": major >= 7}
+    flags: list[str] = []
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        present = (
+            set(text.split("flags", 1)[1].split("\n", 1)[0].split()) if "flags" in text else set()
+        )
+        flags = [f for f in CPU_16BIT_FLAGS if f in present]
+    except (OSError, IndexError):
+        pass
+    return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), "16bit_matrix_flags": flags}
 
 
 def compute(dev: torch.device) -> dict[str, Any]:
-    n = 4096 if dev.type == "cuda" else 256
+    kind = "cuda" if dev.type == "cuda" else "cpu"
+    n = MATMUL_N[kind]
     g = generator(dev, SEED)
     a32 = torch.randn(n, n, generator=g).to(dev)
     b32 = torch.randn(n, n, generator=g).to(dev)
-    memory = {}
+    memory: dict[str, int] = {}
     gflops: dict[str, float | str] = {}
+    spread: dict[str, dict[str, float]] = {}
     for name, dt in DTYPES.items():
         t = torch.empty(MEM_SHAPE, dtype=dt, device=dev)
         memory[name] = t.element_size() * t.nelement()
         try:
-            gflops[name] = matmul_gflops(a32.to(dt), b32.to(dt))
+            stats = median_spread(matmul_samples(a32.to(dt), b32.to(dt), SAMPLE_S[kind]))
+            gflops[name], spread[name] = stats["median"], stats
         except RuntimeError as exc:  # dtype matmul unsupported on this device
             gflops[name] = f"unsupported: {str(exc).splitlines()[0][:80]}"
     base = gflops["fp32"]
@@ -65,31 +105,90 @@ def compute(dev: torch.device) -> dict[str, Any]:
         for k, v in gflops.items()
     }
     return {
+        "device_type": dev.type,
         "matmul_size": n,
+        "repeats": REPEATS,
         "tensor_shape": list(MEM_SHAPE),
         "tensor_bytes": memory,
         "matmul_gflops": gflops,
+        "gflops_spread": spread,
         "speedup_vs_fp32": speedup,
         "threads": torch.get_num_threads(),
-        "note": "16-bit halves memory everywhere; speed gains need hardware support "
-        "(tensor cores / AMX). On many CPUs 16-bit matmul is slower than fp32.",
+        # TF32 matmuls unless the precision is "highest" (PyTorch's default: fp32 stays fp32).
+        "tf32_matmul": dev.type == "cuda" and torch.get_float32_matmul_precision() != "highest",
+        "hardware": hardware(dev),
+        "note": "16-bit halves memory everywhere; speed gains need 16-bit matrix hardware "
+        "(tensor cores on GPUs, AMX/AVX512-BF16 on CPUs); without it 16-bit can be slower.",
     }
+
+
+def caveat(numbers: dict[str, Any]) -> str:
+    hw = numbers["hardware"]
+    if numbers["device_type"] == "cuda":
+        cores = "with" if hw["tensor_cores"] else "WITHOUT"
+        return (
+            f"GPU sm_{hw['compute_capability']} {cores} tensor cores; fp32 here is plain fp32 "
+            f"(TF32 {'on' if numbers['tf32_matmul'] else 'off'}). End-to-end gains are smaller."
+        )
+    flags = ", ".join(hw["16bit_matrix_flags"]) or "none"
+    return (
+        f"CPU caveat: no tensor cores; 16-bit is fast only with matrix extensions (found: {flags}), "
+        "else it is slower than fp32."
+    )
 
 
 def plot(numbers: dict[str, Any]) -> bytes:
     names = list(numbers["tensor_bytes"])
-    with figure(1, 2, figsize=(9, 3.5)) as (fig, (ax1, ax2)):
-        ax1.bar(names, [numbers["tensor_bytes"][k] / 2**20 for k in names])
+    colors = ["tab:blue", "tab:orange", "tab:green"]
+    with figure(1, 2, figsize=(10, 4.2)) as (fig, (ax1, ax2)):
+        for k, c in zip(names, colors, strict=True):
+            size = numbers["tensor_bytes"][k]
+            per_value = size // (numbers["tensor_shape"][0] * numbers["tensor_shape"][1])
+            ax1.bar(k, size / 2**20, color=c, label=f"{k}: {per_value} bytes per value")
         ax1.set_ylabel("MiB")
-        ax1.set_title(
-            f"memory of a {numbers['tensor_shape'][0]}x{numbers['tensor_shape'][1]} tensor"
+        ax1.set_xlabel("dtype")
+        shape = numbers["tensor_shape"]
+        ax1.set_title(f"memory of a {shape[0]}x{shape[1]} tensor", fontsize=10)
+        ax1.legend(fontsize=8)
+        spread = numbers["gflops_spread"]
+        med = [spread[k]["median"] if k in spread else 0.0 for k in names]
+        err = [
+            [m - spread[k]["min"] if k in spread else 0 for m, k in zip(med, names, strict=True)],
+            [spread[k]["max"] - m if k in spread else 0 for m, k in zip(med, names, strict=True)],
+        ]
+        ax2.bar(names, med, color=colors)
+        ax2.errorbar(
+            range(len(names)),
+            med,
+            yerr=err,
+            fmt="none",
+            ecolor="black",
+            capsize=5,
+            label=f"median of {numbers['repeats']} samples; whiskers min-max",
         )
-        vals = [v if isinstance(v, float) else 0.0 for v in numbers["matmul_gflops"].values()]
-        ax2.bar(names, vals, color="tab:orange")
+        for i, k in enumerate(names):
+            sp = numbers["speedup_vs_fp32"][k]
+            if sp is not None:
+                top = spread[k]["max"]
+                ax2.text(i, top * 1.02, f"x{sp:.2f} vs fp32", ha="center", va="bottom", fontsize=9)
+        ax2.set_ylim(top=max(s["max"] for s in spread.values()) * 1.25)
         ax2.set_ylabel("GFLOP/s")
+        ax2.set_xlabel("dtype")
         n = numbers["matmul_size"]
-        ax2.set_title(f"{n}x{n} matmul throughput")
-        return fig_to_png(fig)
+        ax2.set_title(f"{n}x{n} matmul throughput on {numbers['device_type']}", fontsize=10)
+        ax2.legend(fontsize=8, loc="upper left")
+        sp = numbers["speedup_vs_fp32"]
+        speed = ", ".join(f"{k} x{sp[k]:.2f}" for k in ("bf16", "fp16") if sp[k] is not None)
+        speed = speed or "16-bit matmul unsupported"
+        return fig_to_png(
+            fig,
+            title=f"Speed and memory: fp32 vs 16-bit on {numbers['device_type']}",
+            lesson=f"16-bit always halves memory; speed depends on the hardware (here {speed} "
+            "vs fp32).",
+            note=caveat(numbers),
+            top=0.85,
+            bottom=0.25,
+        )
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:
@@ -97,13 +196,13 @@ def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:
     for k in numbers["tensor_bytes"]:
         gf = numbers["matmul_gflops"][k]
         sp = numbers["speedup_vs_fp32"][k]
-        rows.append(
-            (
-                k,
-                f"{numbers['tensor_bytes'][k] / 2**20:.0f} MiB  "
-                + (f"{fmt(gf)} GFLOP/s (x{fmt(sp, 2)} vs fp32)" if isinstance(gf, float) else gf),
-            )
-        )
+        if isinstance(gf, float):
+            s = numbers["gflops_spread"][k]
+            speed = f"{fmt(gf)} GFLOP/s [{fmt(s['min'])}-{fmt(s['max'])}] (x{fmt(sp, 2)} vs fp32)"
+        else:
+            speed = gf
+        rows.append((k, f"{numbers['tensor_bytes'][k] / 2**20:.0f} MiB  {speed}"))
+    rows.append(("caveat", caveat(numbers)))
     return rows
 
 

@@ -49,7 +49,8 @@ async def test_demos_with_a_warm_worker(discord_fake: FakeDiscord, start_bot: St
         assert embed["image"]["url"] == "attachment://accumulation.png"
         fields = {f["name"]: f["value"] for f in embed["fields"]}
         assert re.fullmatch(r"cpu in \d+\.\d\d s", fields["Ran on"])
-        assert fields["Parameters"] == "`micro_batches=4, micro_batch_size=8`"
+        # micro_batch_size defaults to 4 (ga-02's numbers: 4 per micro-batch, 8 of them).
+        assert fields["Parameters"] == "`micro_batches=4, micro_batch_size=4`"
         assert not demo.ephemeral
 
         second = await queued.wait_original(has_plot, timeout=90)
