@@ -127,7 +127,7 @@ async def run_demo_for(
 
 
 class ShowDemoButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"demo:(?P<name>[a-z][a-z-]{1,39})"
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"demo:(?P<name>[a-z][a-z0-9-]{1,39})"
 ):
     """After an answer: run the question's demo for whoever clicks (privately)."""
 

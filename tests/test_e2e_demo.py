@@ -95,3 +95,17 @@ async def test_demo_bad_parameters_get_localized_messages(
         assert unused.content == "⚠️ The formats demo takes no micro_batches option."
         disabled = await fake.slash(fake.users_list[0], "demo", name="formats")
         assert disabled.content == "⚠️ Demos are turned off on this bot."
+
+
+def test_every_demo_name_fits_the_show_me_button() -> None:
+    """A "Show me" button whose custom id the template does not match has no handler."""
+    import re
+
+    from cogs.demo import ShowDemoButton
+    from experiments.catalog import CATALOG
+
+    template = ShowDemoButton.__discord_ui_compiled_template__
+    assert "fp8-formats" in CATALOG
+    for name in CATALOG:
+        match = re.fullmatch(template, ShowDemoButton(name).custom_id)
+        assert match is not None and match["name"] == name, name
