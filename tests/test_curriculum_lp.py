@@ -215,6 +215,11 @@ def test_lp07_cudnn_conv_tf32_is_a_separate_switch_that_defaults_on(
     torch.set_float32_matmul_precision("highest")
     assert torch.backends.cudnn.allow_tf32 is True  # untouched by the matmul setting
     assert torch.backends.cudnn.conv.fp32_precision == "tf32"
+    try:
+        torch.backends.cudnn.conv.fp32_precision = "ieee"  # the newer switch the lesson names
+        assert torch.backends.cudnn.conv.fp32_precision == "ieee"
+    finally:
+        torch.backends.cudnn.conv.fp32_precision = "tf32"
     assert f"{torch.finfo(torch.float32).eps:.3g}" == "1.19e-07"
 
 
@@ -407,6 +412,8 @@ def test_lp16_70000_overflows_fp16_to_inf_and_rounds_in_bf16() -> None:
     assert math.isinf(convert(70000.0, torch.float16))  # what the formats demo shows
     assert convert(70000.0, torch.bfloat16) == 70144.0 == 137 * 512
     assert to(65536 + 512, torch.bfloat16) - 65536 == 512
+    # Saturation belongs to some FP8 casts (PyTorch's E4M3 cast here), not to fp16's.
+    assert to(500.0, E4M3) == 448.0 and math.isinf(to(1e6, E5M2))
     assert to(65536 + 256 + 1, torch.bfloat16) == 65536 + 512
 
 
