@@ -298,7 +298,7 @@ def test_lp10_fp32_addition_is_not_associative_and_accumulation_differs_by_1e7()
     x = torch.randn(10_000, generator=gen)
     assert torch.equal((x / 4) * 4, x)  # dividing by 4 is exact
     assert torch.get_float32_matmul_precision() == "highest"  # full fp32 unless asked
-    assert torch.backends.mkldnn.matmul.fp32_precision == "none"  # CPU (oneDNN): no override
+    assert torch.backends.mkldnn.matmul.fp32_precision in ("none", "ieee")  # CPU: no TF32
     cpu = torch.device("cpu")
     base = accumulation.make_model(cpu)
     batch = accumulation.make_batch(4, 8, cpu)
