@@ -143,6 +143,8 @@ async def send_ephemeral(
 
 ECHO_MAX = 100
 MESSAGE_MAX = 2000
+# Parameters the bot itself fills (lists of what exists), never a member's typing.
+NOT_ECHOED = frozenset({"problems", "available", "allowed"})
 
 
 async def say_error(interaction: discord.Interaction, key: str, **params: Any) -> None:
@@ -150,7 +152,7 @@ async def say_error(interaction: discord.Interaction, key: str, **params: Any) -
     # them short, and the whole message under Discord's 2,000, or the reply itself fails.
     shown = {
         name: value[:ECHO_MAX] + "…"
-        if isinstance(value, str) and len(value) > ECHO_MAX and name != "problems"
+        if isinstance(value, str) and len(value) > ECHO_MAX and name not in NOT_ECHOED
         else value
         for name, value in params.items()
     }
