@@ -5,7 +5,6 @@ written once and reused by every test module.
 """
 
 pytest_plugins = [
-    "tests.support.fixtures",
     "tests.support.bot",
     "tests.discord_fake.plugin",
     "tests.support.db",

@@ -4,7 +4,7 @@ Path measured: pre-serialised MESSAGE_REACTION_ADD frames (JSON text, member pay
 included, as Discord sends them) are handed to discord.py's own
 `DiscordWebSocket.received_message` of the connected shard. So discord.py's real JSON
 decoding and event routing are in the path, then the bot's gateway fast path
-(`cogs.discord_internals.ReactionParserHook`: answer emoji on a known open post are graded
+(`bot.discord_internals.ReactionParserHook`: answer emoji on a known open post are graded
 without building discord.py objects), the grading and the batched `AnswerWriter`
 commit; only the socket read is not. Why not the stand-in's websocket: it sends one
 frame per `await ws.send_str` under a lock and keeps every frame for replay, so it is

@@ -22,7 +22,7 @@ import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
-from bot.endpoints import redirect_discord
+from bot.discord_internals import redirect_discord
 from bot.errors import SetupError
 from bot.logs import setup_logging
 from bot.quizbank import SHIPPED_DIR, QuizBank
@@ -34,6 +34,7 @@ from bot.startup import (
     token_or_fail,
     warn_if_warmup_failed,
 )
+from cogs.ui.replies import ErrorHandlingTree
 
 if TYPE_CHECKING:
     from bot.daily import DailyService
@@ -92,6 +93,9 @@ class QuizTutorBot(commands.AutoShardedBot):
             max_messages=None,
             chunk_guilds_at_startup=False,
             allowed_mentions=discord.AllowedMentions.none(),
+            # One handler for every slash command's failure: a localized message, and a
+            # log line with the ids only when it was not the user's doing.
+            tree_cls=ErrorHandlingTree,
             # Several processes split the shards between them (see README, Scaling out).
             **shard_options(settings),
         )
@@ -117,14 +121,14 @@ class QuizTutorBot(commands.AutoShardedBot):
         return self._services
 
     async def setup_hook(self) -> None:
-        from cogs.common import CommandTranslator, handle_interaction_error
+        from cogs.common import CommandTranslator
+        from cogs.ui.buttons import PERSISTENT_ITEMS
 
         self.setup_started = True
 
         await self.tree.set_translator(CommandTranslator())
-        # One handler for every slash command's failure: a localized message, and a log
-        # line with the ids only when it was not the user's doing.
-        self.tree.on_error = handle_interaction_error  # type: ignore[method-assign]
+        # Every persistent button, once: a press is handled whichever extensions load.
+        self.add_dynamic_items(*PERSISTENT_ITEMS)
         if not self.sync_only:
             self._services = await self._start_services()
         for extension in EXTENSIONS:

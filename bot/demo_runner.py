@@ -24,16 +24,26 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from experiments.catalog import PARAM_BOUNDS, validate_params
+from bot.errors import UserError
+from experiments.catalog import ParamError, validate_params
 from experiments.result import DemoResult
 from experiments.worker import worker_main
 
 log = logging.getLogger(__name__)
 
+
+def check_demo(name: str, params: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """The one check of a demo request against the torch-free catalog: its parameters with
+    defaults filled in, or a UserError whose message names the allowed range."""
+    try:
+        return validate_params(name, params)
+    except ParamError as exc:
+        raise UserError(exc.key, **exc.params) from None
+
+
 QueueCallback = Callable[[int], Awaitable[None] | None]
 
 __all__ = [
-    "PARAM_BOUNDS",
     "DemoCrashed",
     "DemoError",
     "DemoFailed",
@@ -160,11 +170,6 @@ class DemoRunner:
         """device, torch version, import_s, ready_s and pid of the current worker."""
         return dict(self._worker.info) if self._worker else {}
 
-    @staticmethod
-    def validate(name: str, params: Mapping[str, Any] | None = None) -> dict[str, int]:
-        """Torch-free validation (raises ValueError naming the bound)."""
-        return validate_params(name, params)
-
     async def start(self) -> None:
         """Spawn the worker; returns once it imported torch and ran its warm-up."""
         if self._closed:
@@ -181,11 +186,11 @@ class DemoRunner:
     ) -> DemoResult:
         """Run demo ``name``; waits its turn. ``on_queue_position(n)``: n waiting ahead
         (1 = next), then 0 when it starts. ``time_limit`` overrides the runner's timeout
-        (run time only). Raises ValueError, DemoQueueFull, DemoTimeout,
+        (run time only). Raises UserError (bad name or parameters), DemoQueueFull, DemoTimeout,
         DemoCrashed, DemoFailed, DemoRunnerClosed."""
         if self._closed:
             raise DemoRunnerClosed("runner is closed")
-        clean = validate_params(name, params)  # before queueing: instant feedback
+        clean = check_demo(name, params)  # before queueing: instant feedback
         await self._acquire(on_queue_position)
         try:
             self._notify(on_queue_position, 0)
@@ -344,7 +349,7 @@ class DemoRunner:
         self._job_id += 1
         job_id = self._job_id
         try:
-            worker.conn.send(("run", job_id, name, params, None))
+            worker.conn.send(("run", job_id, name, params))
         except (OSError, ValueError) as exc:
             self._kill_and_restart()
             raise DemoCrashed(f"demo worker unreachable ({exc}); restarting it") from exc

@@ -24,14 +24,9 @@ from bot.errors import UserError
 from bot.i18n import t
 from bot.quizbank import Quiz, pick_locale
 from bot.quizbank.loader import MAX_FILE_BYTES
-from cogs.common import (
-    BRAND_COLOUR,
-    interaction_locale,
-    log_context,
-    require_manage_guild,
-    send_ephemeral,
-    services_of,
-)
+from cogs.common import require_manage_guild, services_of
+from cogs.ui.replies import error_text, interaction_locale, log_context, send_ephemeral
+from cogs.ui.style import BRAND_COLOUR
 
 log = logging.getLogger("quiztutor.admin")
 
@@ -83,8 +78,9 @@ class AdminCog(commands.Cog):
             )
         except UserError as exc:
             # Edit the "thinking..." message rather than leave it spinning under a follow-up.
-            text = "⚠️ " + t(exc.key, locale, **exc.params)
-            await interaction.edit_original_response(content=text)
+            await interaction.edit_original_response(
+                content=error_text(exc.key, locale, **exc.params)
+            )
             return
         key = "admin.replaced" if replaced else "admin.added"
         title = pick_locale(quiz.title, locale)

@@ -1,24 +1,25 @@
-"""Pieces every cog shares: the command translator, replies in the user's language, errors."""
+"""Pieces every cog shares: the command translator, the services, permission and topic checks.
+
+Replies, embeds and buttons are the presentation layer, `cogs.ui`.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
 from bot.errors import UserError
-from bot.i18n import locale_for, t
+from bot.i18n import locale_for
+from cogs.ui.replies import interaction_locale
 
 if TYPE_CHECKING:
     from bot.app import QuizTutorBot, Services
 
 log = logging.getLogger("quiztutor.discord")
 
-BRAND_COLOUR = discord.Colour(0x2F80ED)
-RIGHT_COLOUR = discord.Colour(0x27AE60)
-WRONG_COLOUR = discord.Colour(0xEB5757)
 
 # Indonesian names and descriptions of commands, options and choices, keyed by the
 # English text the cogs declare. Discord shows them to members whose client is in Indonesian.
@@ -118,10 +119,6 @@ class CommandTranslator(app_commands.Translator):
         return None
 
 
-def interaction_locale(interaction: discord.Interaction) -> str:
-    return locale_for(str(interaction.locale) if interaction.locale else None)
-
-
 def guild_locale(interaction: discord.Interaction) -> str:
     return locale_for(str(interaction.guild_locale) if interaction.guild_locale else None)
 
@@ -129,68 +126,6 @@ def guild_locale(interaction: discord.Interaction) -> str:
 def services_of(interaction: discord.Interaction) -> Services:
     bot: QuizTutorBot = interaction.client  # type: ignore[assignment]
     return bot.services
-
-
-async def send_ephemeral(
-    interaction: discord.Interaction, content: str | None = None, **kwargs: Any
-) -> None:
-    """Reply privately, whether or not the interaction was answered or deferred already."""
-    if interaction.response.is_done():
-        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
-    else:
-        await interaction.response.send_message(content, ephemeral=True, **kwargs)
-
-
-ECHO_MAX = 100
-MESSAGE_MAX = 2000
-# Parameters the bot itself fills (lists of what exists), never a member's typing.
-NOT_ECHOED = frozenset({"problems", "available", "allowed"})
-
-
-async def say_error(interaction: discord.Interaction, key: str, **params: Any) -> None:
-    # Values echoed back may be whatever a member typed (up to 6,000 characters): keep
-    # them short, and the whole message under Discord's 2,000, or the reply itself fails.
-    shown = {
-        name: value[:ECHO_MAX] + "…"
-        if isinstance(value, str) and len(value) > ECHO_MAX and name not in NOT_ECHOED
-        else value
-        for name, value in params.items()
-    }
-    text = "⚠️ " + t(key, interaction_locale(interaction), **shown)
-    if len(text) > MESSAGE_MAX:
-        text = text[: MESSAGE_MAX - 1] + "…"
-    await send_ephemeral(interaction, text)
-
-
-def log_context(interaction: discord.Interaction) -> dict[str, Any]:
-    command = interaction.command.qualified_name if interaction.command else None
-    return {
-        "guild_id": interaction.guild_id,
-        "channel_id": interaction.channel_id,
-        "user_id": interaction.user.id,
-        "interaction_id": interaction.id,
-        "command": command,
-    }
-
-
-async def handle_interaction_error(interaction: discord.Interaction, error: Exception) -> None:
-    """One place that turns any failure into a clear, localized message."""
-    if isinstance(error, app_commands.CommandInvokeError):
-        error = error.original
-    if isinstance(error, UserError):
-        await say_error(interaction, error.key, **error.params)
-        return
-    if isinstance(error, app_commands.MissingPermissions | app_commands.NoPrivateMessage):
-        await say_error(interaction, "perm.manage_guild")
-        return
-    if isinstance(error, app_commands.CommandOnCooldown):
-        await say_error(interaction, "cooldown", seconds=max(1, round(error.retry_after)))
-        return
-    log.error("Unhandled error in interaction", exc_info=error, extra=log_context(interaction))
-    try:
-        await say_error(interaction, "error.internal")
-    except discord.HTTPException:
-        pass
 
 
 def require_manage_guild(interaction: discord.Interaction) -> None:

@@ -15,7 +15,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import t
-from cogs.common import BRAND_COLOUR, CommandTranslator, interaction_locale, send_ephemeral
+from cogs.common import CommandTranslator
+from cogs.ui.replies import interaction_locale, send_ephemeral
+from cogs.ui.style import BRAND_COLOUR
 
 Command = app_commands.Command | app_commands.Group
 

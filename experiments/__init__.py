@@ -22,11 +22,8 @@ from experiments.catalog import (
 )
 from experiments.result import DemoResult
 
-#: The user-facing registry: name -> catalog entry (lazy module reference).
-EXPERIMENTS: dict[str, ExperimentInfo] = CATALOG
-
 __all__ = [
-    "EXPERIMENTS",
+    "CATALOG",
     "PARAM_BOUNDS",
     "SUMMARIES",
     "TITLES",

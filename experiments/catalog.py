@@ -18,8 +18,29 @@ DIAGNOSTICS_ENV = "QUIZTUTOR_DIAGNOSTICS"
 LANGS = ("id", "en")
 
 
-class UnknownExperiment(ValueError):
+class ParamError(ValueError):
+    """A demo name or parameter outside the catalog's bounds.
+
+    `key` names the message the bot shows (bot.texts, in the member's language) and
+    `params` fill it; `str()` is the same message in English for the command line.
+    """
+
+    def __init__(self, message: str, key: str, **params: Any) -> None:
+        super().__init__(message)
+        self.key = key
+        self.params = params
+
+
+class UnknownExperiment(ParamError):
     """Raised for a demo name that is not in the catalog."""
+
+    def __init__(self, name: str, available: str) -> None:
+        super().__init__(
+            f"unknown demo {name!r}; available: {available}",
+            "demo.unknown",
+            name=name,
+            available=available,
+        )
 
 
 @dataclass(frozen=True)
@@ -41,16 +62,24 @@ class ParamSpec:
             if isinstance(value, str) and value.strip().lstrip("-").isdigit():
                 value = int(value)
             else:
-                raise ValueError(f"{demo}: {self.name} must be an integer, got {value!r}")
-        if value < self.min:
-            raise ValueError(
-                f"{demo}: {self.name}={value} is below the minimum {self.min} "
-                f"(allowed {self.min}-{self.max})"
-            )
-        if value > self.max:
-            raise ValueError(
-                f"{demo}: {self.name}={value} is above the maximum {self.max} "
-                f"(allowed {self.min}-{self.max})"
+                raise ParamError(
+                    f"{demo}: {self.name} must be an integer, got {value!r}",
+                    "demo.param_range",
+                    param=self.name,
+                    value=value,
+                    min=self.min,
+                    max=self.max,
+                )
+        if not self.min <= value <= self.max:
+            side = "below the minimum" if value < self.min else "above the maximum"
+            bound = self.min if value < self.min else self.max
+            raise ParamError(
+                f"{demo}: {self.name}={value} is {side} {bound} (allowed {self.min}-{self.max})",
+                "demo.param_range",
+                param=self.name,
+                value=value,
+                min=self.min,
+                max=self.max,
             )
         return value
 
@@ -88,8 +117,11 @@ class ExperimentInfo:
         unknown = sorted(set(params) - set(specs))
         if unknown:
             allowed = ", ".join(specs) or "none"
-            raise ValueError(
-                f"{self.name} does not take parameter(s) {', '.join(unknown)} (allowed: {allowed})"
+            raise ParamError(
+                f"{self.name} does not take parameter(s) {', '.join(unknown)} (allowed: {allowed})",
+                "demo.param_unused",
+                param=unknown[0],
+                demo=self.name,
             )
         out = self.defaults
         for key, value in params.items():
@@ -328,7 +360,7 @@ def get_info(name: str) -> ExperimentInfo:
         return CATALOG[name]
     if name in _DIAGNOSTICS and diagnostics_enabled():
         return _DIAGNOSTICS[name]
-    raise UnknownExperiment(f"unknown demo {name!r}; available: {', '.join(CATALOG)}")
+    raise UnknownExperiment(name, ", ".join(CATALOG))
 
 
 def validate_params(name: str, params: Mapping[str, Any] | None = None) -> dict[str, int]:

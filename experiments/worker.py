@@ -49,9 +49,9 @@ def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: 
             return
         if msg[0] == "stop":
             return
-        _, job_id, name, params, dev_req = msg
+        _, job_id, name, params = msg
         try:
-            result = run_experiment(name, device=dev_req or device, **params)
+            result = run_experiment(name, device=device, **params)
             reply: tuple[Any, ...] = ("ok", job_id, result.to_payload())
         except Exception as exc:
             reply = ("error", job_id, type(exc).__name__, str(exc), traceback.format_exc())

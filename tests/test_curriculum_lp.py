@@ -16,18 +16,12 @@ import torch.nn.functional as F
 
 from bot.quizbank import SHIPPED_DIR, QuizBank
 from bot.quizbank.schema import Question, Quiz
+from experiments.catalog import CATALOG
 
 QUIZ_ID = "low-precision-formats"
 QUIZ_FILE = SHIPPED_DIR / f"{QUIZ_ID}.yaml"
 LOCALES = ("id", "en")
 AUTHORITATIVE = ("arxiv.org", "pytorch.org", "docs.nvidia.com", "huggingface.co")
-PLANNED_DEMOS = {
-    "fp8-formats",
-    "clip-unscale",
-    "scaler-accumulation",
-    "uneven-tokens",
-    "adam-epsilon",
-}
 
 E4M3 = torch.float8_e4m3fn
 E5M2 = torch.float8_e5m2
@@ -88,9 +82,11 @@ def test_no_answer_cues(quiz: Quiz) -> None:
             assert not in_wrong or absolutes.search(choices[q.answer]), (q.id, locale)
 
 
-def test_demo_candidates_name_planned_demos() -> None:
-    candidates = re.findall(r"^\s*# demo-candidate: (\S+)$", QUIZ_FILE.read_text(), re.MULTILINE)
-    assert candidates and set(candidates) <= PLANNED_DEMOS
+def test_the_fp8_questions_show_the_fp8_demo() -> None:
+    quiz = QuizBank.load().quiz("low-precision-formats")
+    demos = {q.id: q.demo for q in quiz.questions}
+    assert all(demos[f"lp-0{i}"] == "fp8-formats" for i in range(1, 5)), demos
+    assert {d for d in demos.values() if d} <= set(CATALOG)
 
 
 # ---------------------------------------------------------------------------- FP8 (lp-01..lp-04)

@@ -21,8 +21,10 @@ from bot.demo_runner import (
     DemoRunner,
     DemoRunnerClosed,
     DemoTimeout,
+    check_demo,
 )
-from experiments.catalog import DIAGNOSTICS_ENV, UnknownExperiment
+from bot.errors import UserError
+from experiments.catalog import DIAGNOSTICS_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,11 +128,14 @@ async def test_queue_full_and_cancelled_waiter(runner: DemoRunner) -> None:
 
 
 async def test_params_validated_in_parent(runner: DemoRunner) -> None:
-    with pytest.raises(ValueError, match="maximum 16"):
+    with pytest.raises(UserError) as too_many:
         await runner.run("accumulation", {"micro_batches": 99})
-    with pytest.raises(UnknownExperiment):
+    assert too_many.value.key == "demo.param_range"
+    assert too_many.value.params == {"param": "micro_batches", "value": 99, "min": 1, "max": 16}
+    with pytest.raises(UserError) as unknown:
         await runner.run("no-such-demo")
-    assert DemoRunner.validate("batchnorm", {"micro_batches": 2}) == {
+    assert unknown.value.key == "demo.unknown" and unknown.value.params["name"] == "no-such-demo"
+    assert check_demo("batchnorm", {"micro_batches": 2}) == {
         "micro_batches": 2,
         "micro_batch_size": 8,
     }

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from tests.discord_fake.models import FakeMessage
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
@@ -101,7 +103,7 @@ def test_every_demo_name_fits_the_show_me_button() -> None:
     """A "Show me" button whose custom id the template does not match has no handler."""
     import re
 
-    from cogs.demo import ShowDemoButton
+    from cogs.ui.buttons import ShowDemoButton
     from experiments.catalog import CATALOG
 
     template = ShowDemoButton.__discord_ui_compiled_template__
@@ -109,3 +111,27 @@ def test_every_demo_name_fits_the_show_me_button() -> None:
     for name in CATALOG:
         match = re.fullmatch(template, ShowDemoButton(name).custom_id)
         assert match is not None and match["name"] == name, name
+
+
+async def test_show_me_is_answered_without_the_demo_extension(
+    discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The button is registered by the bot itself, not by the /demo extension."""
+    import bot.app as app_module
+
+    fake = discord_fake
+    member = fake.users_list[0]
+    without_demo = [e for e in app_module.EXTENSIONS if e != "cogs.demo"]
+    monkeypatch.setattr(app_module, "EXTENSIONS", without_demo)
+    async with start_bot() as bot:
+        assert "cogs.demo" not in bot.extensions
+        quiz = await fake.slash(member, "quiz start", topic="mixed-precision", questions=1)
+        assert quiz.message is not None
+        await fake.click(quiz.message, quiz.message.custom_ids()[0], member)
+    # After a restart only the registered dynamic items can answer the old message.
+    async with start_bot():
+        answered = fake.message(quiz.message.id)
+        show_me = next(i for i in answered.custom_ids() if i.startswith("demo:"))
+        shown = await fake.click(answered, show_me, member)
+        # No worker in this bot: a clear answer instead of "This interaction failed".
+        assert shown.ephemeral and shown.content == "⚠️ Demos are turned off on this bot."

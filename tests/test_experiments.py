@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import torch
 
-from experiments import EXPERIMENTS, PARAM_BOUNDS, SUMMARIES, TITLES, DemoResult, run_experiment
+from experiments import CATALOG, PARAM_BOUNDS, SUMMARIES, TITLES, DemoResult, run_experiment
 from experiments import accumulation as acc
 from experiments._common import FIGURE_LOG, LESSON_MAX_CHARS, snippet_in_sync
 from experiments.cli import main as cli_main
@@ -31,7 +31,7 @@ torch.set_num_threads(1)
 def runs() -> dict[str, tuple[DemoResult, dict[str, Any]]]:
     # Each demo once per module (keeps the file fast), with what its figure showed.
     out = {}
-    for name in EXPERIMENTS:
+    for name in CATALOG:
         FIGURE_LOG.clear()
         result = run_experiment(name, device="cpu")
         (fig,) = FIGURE_LOG
@@ -55,7 +55,7 @@ def check_figure(fig: dict[str, Any]) -> None:
             assert ax["xlabel"].strip() and ax["ylabel"].strip(), ax
 
 
-@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("name", list(CATALOG))
 def test_every_figure_has_title_labels_legend_and_lesson(
     runs: dict[str, tuple[DemoResult, dict[str, Any]]], name: str
 ) -> None:
@@ -63,7 +63,7 @@ def test_every_figure_has_title_labels_legend_and_lesson(
 
 
 def test_registry_and_localized_titles() -> None:
-    assert list(EXPERIMENTS) == [
+    assert list(CATALOG) == [
         "accumulation",
         "loss-scaling",
         "master-weights",
@@ -78,10 +78,10 @@ def test_registry_and_localized_titles() -> None:
         "uneven-tokens",
         "adam-epsilon",
     ]
-    for name in EXPERIMENTS:
+    for name in CATALOG:
         assert TITLES[name]["id"] and TITLES[name]["en"]
         assert SUMMARIES[name]["id"] and SUMMARIES[name]["en"]
-    assert not any(n.startswith("_") for n in EXPERIMENTS)  # diagnostics stay hidden
+    assert not any(n.startswith("_") for n in CATALOG)  # diagnostics stay hidden
     assert PARAM_BOUNDS["accumulation"]["micro_batches"] == {
         "default": 8,
         "min": 1,
@@ -100,7 +100,7 @@ def test_registry_and_localized_titles() -> None:
     }
 
 
-@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("name", list(CATALOG))
 def test_every_demo_returns_png_snippet_and_json(results: dict[str, DemoResult], name: str) -> None:
     r = results[name]
     assert r.png.startswith(b"\x89PNG")
@@ -108,7 +108,7 @@ def test_every_demo_returns_png_snippet_and_json(results: dict[str, DemoResult],
     assert r.device == "cpu"
     assert r.elapsed_s > 0
     json.loads(r.to_json(allow_nan=False))  # strict JSON
-    module = importlib.import_module(EXPERIMENTS[name].module)
+    module = importlib.import_module(CATALOG[name].module)
     # The snippet shown to users is really the code that runs.
     assert snippet_in_sync(module.SNIPPET, *module.SNIPPET_FUNCS), name
 
@@ -118,7 +118,7 @@ class _BuiltinsOnly(pickle.Unpickler):
         raise AssertionError(f"payload references {module}.{name}")
 
 
-@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("name", list(CATALOG))
 def test_payload_is_plain_builtins(results: dict[str, DemoResult], name: str) -> None:
     # The bot unpickles this; any torch/numpy object would import torch there.
     payload = results[name].to_payload()
@@ -487,7 +487,7 @@ def test_adam_epsilon_in_fp16(results: dict[str, DemoResult]) -> None:
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
-@pytest.mark.parametrize("name", list(EXPERIMENTS))
+@pytest.mark.parametrize("name", list(CATALOG))
 def test_cuda_path(name: str) -> None:
     FIGURE_LOG.clear()
     r = run_experiment(name, device="cuda")

@@ -1,4 +1,4 @@
-"""The gateway fast path for answer reactions (cogs.discord_internals.ReactionParserHook).
+"""The gateway fast path for answer reactions (bot.discord_internals.ReactionParserHook).
 
 It runs inside discord.py's websocket reader, where an exception would end the shard:
 it must be installed on the pinned discord.py, removable, and never raise.
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.daily import ANSWER_EMOJI
-from cogs.discord_internals import EVENT, ReactionParserHook
+from bot.discord_internals import EVENT, ReactionParserHook
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import WAIT, answers, post_todays_question

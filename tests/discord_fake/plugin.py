@@ -19,7 +19,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.endpoints import redirect_discord
+from bot.discord_internals import redirect_discord
 
 from .server import FakeDiscord
 

@@ -1,27 +1,27 @@
-"""Embeds and button rows: how questions, answers, reveals and demos look on Discord."""
+"""Embeds of the quiz, the streak and leaderboard, and the demos."""
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 import discord
 
-from bot.daily import RevealSummary
 from bot.i18n import t
 from bot.quizbank import Question, Quiz, pick_locale
-from cogs.common import BRAND_COLOUR, RIGHT_COLOUR, WRONG_COLOUR
-
-LETTERS = string.ascii_uppercase
-# Regional indicator letters 🇦 🇧 🇨 ...: the daily question's answer reactions.
-ANSWER_EMOJI = [chr(0x1F1E6 + i) for i in range(6)]
-EMBED_FIELD_MAX = 1024
-EMBED_DESCRIPTION_MAX = 4096
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
+from cogs.ui.style import (
+    BRAND_COLOUR,
+    EMBED_DESCRIPTION_MAX,
+    EMBED_FIELD_MAX,
+    LETTERS,
+    RIGHT_COLOUR,
+    WRONG_COLOUR,
+    clip,
+    format_duration,
+)
+from experiments.catalog import CATALOG
 
 
 def choice_lines(
@@ -101,12 +101,6 @@ def answered_embed(
     return embed
 
 
-def format_duration(elapsed: timedelta) -> str:
-    seconds = int(elapsed.total_seconds())
-    minutes, seconds = divmod(seconds, 60)
-    return f"{minutes}:{seconds:02d}"
-
-
 def summary_embed(
     locale: str, score: int, total: int, elapsed: timedelta, title: str | None = None
 ) -> discord.Embed:
@@ -128,64 +122,82 @@ def summary_embed(
     return embed
 
 
-def daily_embed(quiz: Quiz, question: Question, locale: str, day: str) -> discord.Embed:
-    order = list(range(question.n_choices))
-    embed = discord.Embed(
-        title=t("daily.post_title", locale, day=day),
-        description=clip(
-            f"**{question.text('prompt', locale)}**\n\n"
-            + choice_lines(question, order, locale, ANSWER_EMOJI),
-            EMBED_DESCRIPTION_MAX,
-        ),
-        colour=BRAND_COLOUR,
+def _percent(value: float) -> str:
+    return f"{round(value * 100)}%"
+
+
+def streak_embed(name: str, streak: MemberStreak, locale: str) -> discord.Embed:
+    embed = discord.Embed(title=t("streak.title", locale, name=name), colour=BRAND_COLOUR)
+    days = "streak.days"
+    embed.add_field(name=t("streak.current", locale), value=t(days, locale, count=streak.current))
+    embed.add_field(name=t("streak.longest", locale), value=t(days, locale, count=streak.longest))
+    embed.add_field(name="\u200b", value="\u200b")  # ends the first row of inline fields
+    embed.add_field(name=t("streak.answered", locale), value=str(streak.answered))
+    embed.add_field(name=t("streak.correct", locale), value=str(streak.correct))
+    accuracy = streak.accuracy
+    embed.add_field(
+        name=t("streak.accuracy", locale),
+        value=_percent(accuracy) if accuracy is not None else t("streak.no_accuracy", locale),
     )
-    embed.set_footer(text=t("daily.post_footer", locale, quiz=pick_locale(quiz.title, locale)))
+    if not streak.answered:
+        embed.description = t("streak.no_answers", locale)
     return embed
 
 
-def reveal_embed(
-    question: Question, locale: str, summary: RevealSummary, mentions: str = ""
+def _row_value(row: LeaderboardRow, by: str, locale: str) -> str:
+    if by == "accuracy":
+        return f"{_percent(row.value)} ({row.correct}/{row.answered})"
+    return t(f"leaderboard.value.{by}", locale, value=int(row.value))
+
+
+def leaderboard_embed(
+    rows: list[LeaderboardRow], by: str, page: int, pages: int, locale: str
 ) -> discord.Embed:
-    """The answer of a daily question, with the distribution and the day's records."""
-    texts = question.choice_texts(locale)
-    # Answers per choice as written (the daily post shows choices unshuffled).
-    counts = dict(enumerate(summary.distribution))
-    answered = max(summary.answered, 1)
-    lines = []
-    for index, text in enumerate(texts):
-        count = counts.get(index, 0)
-        bar = "█" * round(10 * count / answered)
-        mark = "✅" if index == question.answer else ANSWER_EMOJI[index]
-        lines.append(f"{mark} {clip(text, 60)} — **{count}** {bar}")
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    lines = [
+        f"{medals.get(row.rank, f'**{row.rank}.**')} <@{row.user_id}> — {_row_value(row, by, locale)}"
+        for row in rows
+    ]
     embed = discord.Embed(
-        title=t("daily.reveal_title", locale, letter=LETTERS[question.answer]),
-        description=f"**{question.text('prompt', locale)}**\n\n" + "\n".join(lines),
-        colour=RIGHT_COLOUR,
+        title=t(f"leaderboard.title.{by}", locale),
+        description="\n".join(lines),
+        colour=BRAND_COLOUR,
     )
-    embed.add_field(
-        name=t("quiz.why", locale),
-        value=clip(question.text("explanation", locale), EMBED_FIELD_MAX),
-        inline=False,
-    )
-    embed.add_field(
-        name=t("daily.result_name", locale),
-        value=t(
-            "daily.result",
+    embed.set_footer(
+        text=t(
+            "leaderboard.footer",
             locale,
-            correct=summary.correct,
-            answered=summary.answered,
+            page=page,
+            pages=pages,
+            min_answered=MIN_ANSWERED_FOR_ACCURACY,
         )
-        + (
-            "\n" + t("daily.result_unclear", locale, count=summary.unclear)
-            if summary.unclear
-            else ""
+    )
+    return embed
+
+
+def empty_text(by: str, locale: str) -> str:
+    if by == "accuracy":
+        return t("leaderboard.empty_accuracy", locale, min_answered=MIN_ANSWERED_FOR_ACCURACY)
+    return t("leaderboard.empty", locale)
+
+
+def demo_embed(result: Any, locale: str) -> discord.Embed:
+    info = CATALOG[result.demo]
+    embed = discord.Embed(
+        title=info.title(locale), description=info.summary(locale), colour=BRAND_COLOUR
+    )
+    # 25 fields at most per embed; two more follow (device, parameters).
+    for label, value in result.highlights[:20]:
+        embed.add_field(name=clip(str(label), 256), value=clip(str(value), 1024), inline=True)
+    embed.add_field(
+        name=t("demo.ran_on", locale),
+        value=t(
+            "demo.device_time", locale, device=result.device, seconds=f"{result.elapsed_s:.2f}"
         ),
         inline=False,
     )
-    if mentions:
-        embed.add_field(
-            name=t("daily.records_name", locale),
-            value=clip(mentions, EMBED_FIELD_MAX),
-            inline=False,
-        )
+    if result.params:
+        params = ", ".join(f"{k}={v}" for k, v in result.params.items())
+        embed.add_field(name=t("demo.params", locale), value=f"`{params}`", inline=False)
+    embed.set_image(url=f"attachment://{result.demo}.png")
     return embed

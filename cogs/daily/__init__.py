@@ -1,0 +1,21 @@
+"""The daily question on Discord (the extension `cogs.daily`).
+
+* `publisher`: `DiscordPublisher`, the discord.py calls the driver needs (REST adapter).
+* `events`: `DailyCog`, the driver of this process and the gateway listeners.
+* `commands`: `DailyCommands`, the six `/daily` commands.
+
+The decisions live in `bot.daily`; the embeds in `cogs.ui.daily_embeds`.
+"""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from cogs.daily.commands import DailyCommands
+from cogs.daily.events import DailyCog
+
+
+async def setup(bot: commands.Bot) -> None:
+    events = DailyCog(bot)  # type: ignore[arg-type]
+    await bot.add_cog(events)
+    await bot.add_cog(DailyCommands(bot, events))  # type: ignore[arg-type]

@@ -1,0 +1,249 @@
+"""/daily (Manage Server): setup, status, now, reveal, off, stats."""
+
+from __future__ import annotations
+
+import logging
+import zoneinfo
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.daily import DailyJobs
+from bot.i18n import t
+from bot.outbox import Owed
+from cogs.common import guild_locale, require_manage_guild, services_of, topic_choices
+from cogs.ui.replies import interaction_locale, send_ephemeral
+from cogs.ui.style import EMBED_FIELD_MAX, clip, discord_time, message_link
+
+if TYPE_CHECKING:
+    from bot.app import QuizTutorBot
+
+
+from cogs.daily.events import DailyCog
+from cogs.ui.daily_embeds import disabled_notice, stats_embed, status_embed
+
+log = logging.getLogger("quiztutor.daily")
+
+
+@cache
+def _zones() -> list[str]:
+    return sorted(zoneinfo.available_timezones())
+
+
+class DailyCommands(commands.Cog):
+    daily = app_commands.Group(
+        name="daily",
+        description="The daily question of this server",
+        # Hides the commands from non-admins; Discord ignores it on subcommands, and a
+        # client can still send them, so every subcommand checks again on our side.
+        default_permissions=discord.Permissions(manage_guild=True),
+        guild_only=True,
+    )
+
+    def __init__(self, bot: QuizTutorBot, events: DailyCog) -> None:
+        self.bot = bot
+        self.events = events
+
+    def _jobs(self) -> DailyJobs:
+        return self.events._jobs()
+
+    async def _admin(self, interaction: discord.Interaction) -> tuple[int, str, str | None]:
+        """Checks Manage Server; returns (guild_id, locale, a pending "posting stopped" notice)."""
+        require_manage_guild(interaction)
+        assert interaction.guild_id is not None
+        guild_id = interaction.guild_id
+        locale = interaction_locale(interaction)
+        daily = services_of(interaction).daily
+        config = await daily.config(guild_id)
+        notice = None
+        if (
+            config is not None
+            and not config.enabled
+            and config.disabled_reason
+            and not config.admin_notified
+        ):
+            notice = disabled_notice(config, locale)
+            await daily.mark_admin_notified(guild_id)
+        return guild_id, locale, notice
+
+    @staticmethod
+    async def _reply(
+        interaction: discord.Interaction,
+        notice: str | None,
+        content: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        text = "\n\n".join(part for part in (notice, content) if part) or None
+        await send_ephemeral(interaction, text, **kwargs)
+
+    @daily.command(name="setup", description="Post a daily question in a channel")
+    @app_commands.describe(
+        channel="Where to post",
+        time="Local time of the post, HH:MM (24h)",
+        timezone="IANA time zone, e.g. Asia/Jakarta",
+        topic="Which quiz (default: all)",
+        reveal_after="Reveal the answer after this many hours (default: before the next post)",
+        language="Language of the posts",
+    )
+    @app_commands.choices(
+        language=[
+            app_commands.Choice(name="Bahasa Indonesia", value="id"),
+            app_commands.Choice(name="English", value="en"),
+        ]
+    )
+    async def setup(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.TextChannel,
+        time: str,
+        timezone: str,
+        topic: str | None = None,
+        reveal_after: app_commands.Range[int, 1, 23] | None = None,
+        language: str | None = None,
+    ) -> None:
+        guild_id, locale, notice = await self._admin(interaction)
+        services = services_of(interaction)
+        config = await services.daily.configure(
+            guild_id,
+            channel.id,
+            time,
+            timezone,
+            topic=topic,
+            reveal_after=reveal_after,
+            locale=language or guild_locale(interaction),
+        )
+        self._jobs().schedule_guild(config)
+        status = await services.daily.status(guild_id)
+        assert status is not None and status.next_post_at is not None
+        reveal = (
+            t("daily.reveal_hours", locale, hours=config.reveal_after_hours)
+            if config.reveal_after_hours
+            else t("daily.reveal_default", locale)
+        )
+        log.info(
+            "daily configured",
+            extra={"guild_id": guild_id, "channel_id": channel.id, "timezone": config.timezone},
+        )
+        await self._reply(
+            interaction,
+            notice,
+            t(
+                "daily.setup_done",
+                locale,
+                channel=f"<#{channel.id}>",
+                time=config.post_time,
+                timezone=config.timezone,
+                next=discord_time(status.next_post_at),
+                reveal=reveal,
+            ),
+        )
+
+    @setup.autocomplete("topic")
+    async def topic_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await topic_choices(interaction, current)
+
+    @setup.autocomplete("timezone")
+    async def timezone_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        needle = current.lower().replace(" ", "_")
+        return [app_commands.Choice(name=z, value=z) for z in _zones() if needle in z.lower()][:25]
+
+    @daily.command(name="status", description="Show the daily question settings")
+    async def status(self, interaction: discord.Interaction) -> None:
+        guild_id, locale, notice = await self._admin(interaction)
+        status = await services_of(interaction).daily.status(guild_id)
+        if status is None:
+            await self._reply(interaction, notice, t("daily.not_configured", locale))
+            return
+        owed = await self._owed_text(guild_id, locale)
+        await self._reply(interaction, notice, embed=status_embed(status, locale, owed))
+
+    async def _owed_text(self, guild_id: int, locale: str) -> str:
+        """What the outbox still owes this server's channel (after failed sends)."""
+        lines = []
+        for item in await self._jobs().outbox.pending(guild_id):
+            if item.attempts == 0:
+                continue  # being sent right now
+            post = await self._jobs().daily.post(item.post_id)
+            if post is None:
+                continue
+            lines.append(
+                t(
+                    "daily.owed_value",
+                    locale,
+                    what=t(f"daily.owed_{item.kind}", locale),
+                    day=post.day.isoformat(),
+                    link=message_link(guild_id, post.channel_id, post.message_id),
+                    attempts=item.attempts,
+                    next=discord_time(item.due_at),
+                    error=clip(item.last_error or "?", 200),
+                )
+            )
+        return clip("\n".join(lines), EMBED_FIELD_MAX)
+
+    @daily.command(name="off", description="Stop the daily question")
+    async def off(self, interaction: discord.Interaction) -> None:
+        guild_id, locale, notice = await self._admin(interaction)
+        if not await services_of(interaction).daily.disable(guild_id):
+            await self._reply(interaction, notice, t("daily.not_configured", locale))
+            return
+        self._jobs().unschedule_guild(guild_id)
+        log.info("daily turned off", extra={"guild_id": guild_id})
+        await self._reply(interaction, notice, t("daily.off_done", locale))
+
+    @daily.command(name="now", description="Post today's question now")
+    async def now(self, interaction: discord.Interaction) -> None:
+        guild_id, locale, notice = await self._admin(interaction)
+        daily = services_of(interaction).daily
+        config = await daily.config(guild_id)
+        if config is None:
+            await self._reply(interaction, notice, t("daily.not_configured", locale))
+            return
+        if not config.enabled:
+            # Off (by /daily off or after Discord refused a post): setup turns it on again.
+            await self._reply(interaction, notice, t("daily.is_off", locale))
+            return
+        # Posting and adding reactions can outlast Discord's 3 s to answer.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        result = await self._jobs().post_today(guild_id)
+        post = result.post
+        if result.refused is not None:
+            config = await daily.config(guild_id)
+            assert config is not None
+            await daily.mark_admin_notified(guild_id)
+            await self._reply(interaction, notice, disabled_notice(config, locale))
+        elif post is None:
+            await self._reply(interaction, notice, t("daily.not_posted", locale))
+        else:
+            key = "daily.posted" if result.created else "daily.already_posted"
+            link = message_link(guild_id, post.channel_id, post.message_id)
+            await self._reply(interaction, notice, t(key, locale, link=link))
+
+    @daily.command(name="reveal", description="Close the open question and reveal the answer")
+    async def reveal(self, interaction: discord.Interaction) -> None:
+        guild_id, locale, notice = await self._admin(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        summary = await self._jobs().reveal_open(guild_id)
+        if summary is None:
+            await self._reply(interaction, notice, t("daily.nothing_open", locale))
+            return
+        text = t("daily.revealed", locale, correct=summary.correct, answered=summary.answered)
+        owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)
+        if owed is not None and owed.delivered_at is None and owed.gave_up is None:
+            text += "\n" + t("daily.reveal_owed", locale, next=discord_time(owed.due_at))
+        await self._reply(interaction, notice, text)
+
+    @daily.command(name="stats", description="How this server is doing")
+    async def stats(self, interaction: discord.Interaction) -> None:
+        guild_id, locale, notice = await self._admin(interaction)
+        overview = await services_of(interaction).daily.guild_overview(guild_id)
+        if not overview.days:
+            await self._reply(interaction, notice, t("daily.stats_empty", locale))
+            return
+        await self._reply(interaction, notice, embed=stats_embed(overview, locale))

@@ -1,0 +1,107 @@
+"""The daily question's events: start-up, new gateway sessions, and answer reactions.
+
+`DailyCog` owns the scheduler driver (`bot.daily.DailyJobs`) of this process and the
+gateway fast path for answer reactions (`bot.discord_internals.ReactionParserHook`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from bot.daily import EMOJI_CHOICE, DailyJobs
+from bot.discord_internals import ReactionParserHook
+
+if TYPE_CHECKING:
+    from bot.app import QuizTutorBot
+
+
+from cogs.daily.publisher import DiscordPublisher
+
+log = logging.getLogger("quiztutor.daily")
+
+
+class DailyCog(commands.Cog):
+    """The daily question's driver and listeners (the commands are `DailyCommands`)."""
+
+    def __init__(self, bot: QuizTutorBot) -> None:
+        self.bot = bot
+        self.publisher = DiscordPublisher(bot)
+        self.jobs: DailyJobs | None = None
+        self._shards_seen: set[int] = set()
+        self.reaction_hook: ReactionParserHook | None = None
+        if not bot.sync_only:
+            services = bot.services
+            self.jobs = DailyJobs(
+                services.daily, self.publisher, services.scheduler, owns_guild=bot.owns_guild
+            )
+            if bot.user is not None:
+                self.jobs.bot_user_id = bot.user.id
+            self.reaction_hook = ReactionParserHook(bot, self._fast_reaction)
+
+    def _jobs(self) -> DailyJobs:
+        if self.jobs is None:
+            raise RuntimeError("the daily cog runs without services (sync only)")
+        return self.jobs
+
+    async def cog_load(self) -> None:
+        if self.reaction_hook is not None:
+            self.reaction_hook.install()
+
+    async def cog_unload(self) -> None:
+        if self.reaction_hook is not None:
+            self.reaction_hook.uninstall()
+
+    def _fast_reaction(self, message_id: int, user_id: int, emoji_name: str) -> bool:
+        """Grade an answer reaction on a known open post from the gateway payload.
+
+        discord.py builds a Member and a raw event and starts a task for every reaction;
+        at thousands per second that is most of the cost. Reactions this does not take
+        (other emoji, posts from another process) reach `on_raw_reaction_add` as usual.
+        """
+        choice = EMOJI_CHOICE.get(emoji_name)
+        return choice is not None and self._jobs().grade_and_queue(message_id, user_id, choice)
+
+    @commands.Cog.listener()
+    async def on_services_ready(self) -> None:
+        # Once per process (setup_hook), unlike on_ready which fires on every reconnect.
+        jobs = self._jobs()
+        if self.bot.user is not None:
+            jobs.bot_user_id = self.bot.user.id
+        try:
+            await jobs.start()
+        except Exception:
+            log.exception("daily start-up failed")
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        # READY after a fresh IDENTIFY (not a RESUME): the events Discord sent to the lost
+        # session are gone, so read the open posts' reactions again (idempotent). The
+        # first READY of each shard is covered by the start-up recovery.
+        if shard_id not in self._shards_seen:
+            self._shards_seen.add(shard_id)
+            return
+        jobs = self.jobs
+        if jobs is None:
+            return
+        await jobs.started.wait()
+        try:
+            recovered = await jobs.recover_all()
+        except Exception:
+            log.exception("re-reading daily reactions after a new gateway session failed")
+            return
+        if recovered:
+            log.info("graded %d reactions missed during a gateway outage", recovered)
+
+    @commands.Cog.listener()
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        # Hot path (thousands per second): no cache, no replies; custom emoji are never answers.
+        jobs = self.jobs
+        if jobs is None or payload.emoji.id is not None or payload.emoji.name is None:
+            return
+        await jobs.on_reaction(
+            payload.message_id, payload.channel_id, payload.user_id, payload.emoji.name
+        )

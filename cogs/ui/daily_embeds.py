@@ -1,0 +1,191 @@
+"""Embeds of the daily question: the post, the reveal, /daily status and /daily stats."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import discord
+
+from bot.daily import ANSWER_EMOJI, DailyStatus, GuildOverview, RevealSummary
+from bot.errors import StopReason
+from bot.i18n import t
+from bot.quizbank import Question, Quiz, pick_locale
+from bot.storage import GuildDailyConfig
+from cogs.ui.embeds import choice_lines
+from cogs.ui.style import (
+    BRAND_COLOUR,
+    EMBED_DESCRIPTION_MAX,
+    EMBED_FIELD_MAX,
+    LETTERS,
+    RIGHT_COLOUR,
+    clip,
+    discord_time,
+    message_link,
+)
+
+
+def daily_embed(quiz: Quiz, question: Question, locale: str, day: str) -> discord.Embed:
+    order = list(range(question.n_choices))
+    embed = discord.Embed(
+        title=t("daily.post_title", locale, day=day),
+        description=clip(
+            f"**{question.text('prompt', locale)}**\n\n"
+            + choice_lines(question, order, locale, ANSWER_EMOJI),
+            EMBED_DESCRIPTION_MAX,
+        ),
+        colour=BRAND_COLOUR,
+    )
+    embed.set_footer(text=t("daily.post_footer", locale, quiz=pick_locale(quiz.title, locale)))
+    return embed
+
+
+def reveal_embed(
+    question: Question, locale: str, summary: RevealSummary, mentions: str = ""
+) -> discord.Embed:
+    """The answer of a daily question, with the distribution and the day's records."""
+    texts = question.choice_texts(locale)
+    # Answers per choice as written (the daily post shows choices unshuffled).
+    counts = dict(enumerate(summary.distribution))
+    answered = max(summary.answered, 1)
+    lines = []
+    for index, text in enumerate(texts):
+        count = counts.get(index, 0)
+        bar = "█" * round(10 * count / answered)
+        mark = "✅" if index == question.answer else ANSWER_EMOJI[index]
+        lines.append(f"{mark} {clip(text, 60)} — **{count}** {bar}")
+    embed = discord.Embed(
+        title=t("daily.reveal_title", locale, letter=LETTERS[question.answer]),
+        description=f"**{question.text('prompt', locale)}**\n\n" + "\n".join(lines),
+        colour=RIGHT_COLOUR,
+    )
+    embed.add_field(
+        name=t("quiz.why", locale),
+        value=clip(question.text("explanation", locale), EMBED_FIELD_MAX),
+        inline=False,
+    )
+    embed.add_field(
+        name=t("daily.result_name", locale),
+        value=t(
+            "daily.result",
+            locale,
+            correct=summary.correct,
+            answered=summary.answered,
+        )
+        + (
+            "\n" + t("daily.result_unclear", locale, count=summary.unclear)
+            if summary.unclear
+            else ""
+        ),
+        inline=False,
+    )
+    if mentions:
+        embed.add_field(
+            name=t("daily.records_name", locale),
+            value=clip(mentions, EMBED_FIELD_MAX),
+            inline=False,
+        )
+    return embed
+
+
+def records_text(summary: RevealSummary, locale: str) -> str:
+    # Mentions render as names; allowed_mentions is none bot-wide, so nobody is pinged.
+    lines = [t("daily.milestone", locale, user=f"<@{u}>", days=d) for u, d in summary.milestones]
+    lines += [t("daily.new_best", locale, user=f"<@{u}>", days=d) for u, d in summary.new_bests]
+    return clip("\n".join(lines), EMBED_FIELD_MAX)
+
+
+def disabled_notice(config: GuildDailyConfig, locale: str) -> str:
+    channel = f"<#{config.channel_id}>"
+    try:
+        reason = StopReason(config.disabled_reason or "")
+    except ValueError:
+        return t("daily.disabled_other", locale, channel=channel, reason=config.disabled_reason)
+    return t(reason.message_key, locale, channel=channel)
+
+
+def answer_unavailable_embed(day: date, summary: RevealSummary, locale: str) -> discord.Embed:
+    """The reveal of a question that has left the bank since it was posted."""
+    return discord.Embed(
+        description=t(
+            "daily.answer_unavailable",
+            locale,
+            day=day.isoformat(),
+            correct=summary.correct,
+            answered=summary.answered,
+        ),
+        colour=BRAND_COLOUR,
+    )
+
+
+def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Embed:
+    """`/daily status`: the settings, the next post, the open question, what is owed."""
+    config = status.config
+    embed = discord.Embed(title=t("daily.status_title", locale), colour=BRAND_COLOUR)
+    embed.add_field(name=t("daily.status_channel", locale), value=f"<#{config.channel_id}>")
+    embed.add_field(
+        name=t("daily.status_time", locale), value=f"{config.post_time} ({config.timezone})"
+    )
+    embed.add_field(
+        name=t("daily.status_topic", locale),
+        value=config.topic or t("daily.status_all_topics", locale),
+    )
+    embed.add_field(
+        name=t("daily.status_reveal", locale),
+        value=t("daily.reveal_hours", locale, hours=config.reveal_after_hours)
+        if config.reveal_after_hours
+        else t("daily.reveal_default", locale),
+    )
+    embed.add_field(name=t("daily.status_language", locale), value=config.locale)
+    embed.add_field(
+        name=t("daily.status_next", locale),
+        value=discord_time(status.next_post_at)
+        if status.next_post_at
+        else t("daily.status_off", locale),
+        inline=False,
+    )
+    last = status.last_post
+    open_text = t("daily.status_none_open", locale)
+    if last is not None and not last.settled and last.message_id is not None:
+        open_text = t(
+            "daily.status_open_value",
+            locale,
+            day=last.day.isoformat(),
+            link=message_link(config.guild_id, last.channel_id, last.message_id),
+            reveal=discord_time(last.reveal_at),
+        )
+    embed.add_field(name=t("daily.status_open", locale), value=open_text, inline=False)
+    if owed:
+        embed.add_field(name=t("daily.owed_title", locale), value=owed, inline=False)
+    return embed
+
+
+def stats_embed(overview: GuildOverview, locale: str) -> discord.Embed:
+    """`/daily stats`: participation and accuracy of recent days, and the totals."""
+    lines = [
+        t(
+            "daily.stats_day",
+            locale,
+            day=d.day.isoformat(),
+            question=d.question_id,
+            answered=d.answered,
+            correct=d.correct,
+            percent=f" ({round(100 * d.correct / d.answered)}%)" if d.answered else "",
+        )
+        for d in overview.days
+    ]
+    accuracy = overview.accuracy
+    totals = t(
+        "daily.stats_totals",
+        locale,
+        members=overview.members,
+        answered=overview.answered,
+        correct=overview.correct,
+        percent=f"{round(100 * accuracy)}%" if accuracy is not None else "–",
+    )
+    embed = discord.Embed(
+        title=t("daily.stats_title", locale),
+        description=clip("\n".join(lines), 4000),
+        colour=BRAND_COLOUR,
+    )
+    embed.add_field(name="Σ", value=totals, inline=False)
+    return embed

@@ -1,0 +1,96 @@
+"""Replies: private answers, the one error handler and its localized, clipped messages.
+
+Every failure of a slash command (through `ErrorHandlingTree`) or of a persistent button
+(through `cogs.ui.buttons.PersistentButton`) ends in `handle_interaction_error`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import UserError
+from bot.i18n import locale_for, t
+
+log = logging.getLogger("quiztutor.discord")
+
+ERROR_PREFIX = "⚠️ "
+
+
+def interaction_locale(interaction: discord.Interaction) -> str:
+    return locale_for(str(interaction.locale) if interaction.locale else None)
+
+
+async def send_ephemeral(
+    interaction: discord.Interaction, content: str | None = None, **kwargs: Any
+) -> None:
+    """Reply privately, whether or not the interaction was answered or deferred already."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
+    else:
+        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+
+
+ECHO_MAX = 100
+
+MESSAGE_MAX = 2000
+
+# Parameters the bot itself fills (lists of what exists), never a member's typing.
+NOT_ECHOED = frozenset({"problems", "available", "allowed"})
+
+
+def error_text(key: str, locale: str, **params: Any) -> str:
+    """The message of a refusal: values a member typed are clipped, and the whole stays
+    under Discord's 2,000 characters (or the reply itself would fail)."""
+    shown = {
+        name: value[:ECHO_MAX] + "…"
+        if isinstance(value, str) and len(value) > ECHO_MAX and name not in NOT_ECHOED
+        else value
+        for name, value in params.items()
+    }
+    text = ERROR_PREFIX + t(key, locale, **shown)
+    return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
+
+
+async def say_error(interaction: discord.Interaction, key: str, **params: Any) -> None:
+    await send_ephemeral(interaction, error_text(key, interaction_locale(interaction), **params))
+
+
+def log_context(interaction: discord.Interaction) -> dict[str, Any]:
+    command = interaction.command.qualified_name if interaction.command else None
+    return {
+        "guild_id": interaction.guild_id,
+        "channel_id": interaction.channel_id,
+        "user_id": interaction.user.id,
+        "interaction_id": interaction.id,
+        "command": command,
+    }
+
+
+async def handle_interaction_error(interaction: discord.Interaction, error: Exception) -> None:
+    """One place that turns any failure into a clear, localized message."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, UserError):
+        await say_error(interaction, error.key, **error.params)
+        return
+    if isinstance(error, app_commands.MissingPermissions | app_commands.NoPrivateMessage):
+        await say_error(interaction, "perm.manage_guild")
+        return
+    log.error("Unhandled error in interaction", exc_info=error, extra=log_context(interaction))
+    try:
+        await say_error(interaction, "error.internal")
+    except discord.HTTPException:
+        pass
+
+
+class ErrorHandlingTree(app_commands.CommandTree[Any]):
+    """The command tree whose one error handler answers every failed slash command."""
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await handle_interaction_error(interaction, error)

@@ -1,1 +1,0 @@
-"""Shared pytest fixtures that are not tied to one subsystem."""
