@@ -150,10 +150,13 @@ class QuizTutorBot(commands.AutoShardedBot):
         from bot.demo_runner import DemoRunner
         from bot.sessions import QuizSessions
         from bot.storage import Database
+        from bot.storage.database import EngineOptions
         from bot.streaks import Streaks
 
         settings = self.settings
-        db = await Database.open(settings.database_url)
+        db = await Database.open(
+            settings.database_url, options=EngineOptions.from_settings(settings)
+        )
         bank = QuizBank.load([SHIPPED_DIR, *settings.quiz_dirs])
         await load_custom_quizzes(db, bank)
         daily = DailyService(db, bank)

@@ -14,7 +14,18 @@ class Settings(BaseSettings):
     discord_token: SecretStr | None = Field(
         default=None, description="The bot token from the Discord developer portal."
     )
-    database_url: str = Field(default="sqlite+aiosqlite:///data/quiztutor.db")
+    database_url: str = Field(
+        default="sqlite+aiosqlite:///data/quiztutor.db",
+        description="sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER:PASSWORD@HOST/DB",
+    )
+    # Connection pool of a networked database (PostgreSQL); SQLite ignores them.
+    database_pool_size: int = Field(default=5, ge=1, le=100)
+    database_max_overflow: int = Field(default=5, ge=0, le=100)
+    database_pool_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    database_connect_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    database_pool_pre_ping: bool = Field(
+        default=True, description="Test a pooled connection before use (survives DB restarts)."
+    )
     log_level: str = Field(default="INFO")
     log_format: str = Field(
         default="text", description="'text' or 'json' (one JSON object per line)."

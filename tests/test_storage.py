@@ -8,12 +8,14 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlmodel import SQLModel, col, select
 
 from bot.storage import AnswerWriter, DailyAnswer, DailyPost, Database, backup
+from tests.support.db import table_names
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
 
@@ -45,17 +47,12 @@ async def test_downgrade_upgrade_round_trip(db: Database) -> None:
     await make_post(db)
     await db.migrate_to("base")
     assert await db.current_revision() is None
-    async with db.engine.connect() as conn:
-        tables = (
-            (await conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'")))
-            .scalars()
-            .all()
-        )
-    assert set(tables) <= {"alembic_version"}
+    assert await table_names(db) <= {"alembic_version"}
     await db.migrate_to("head")
     assert await schema_diffs(db) == []
 
 
+@pytest.mark.sqlite_only
 async def test_open_creates_parent_dir_and_sets_pragmas(tmp_path: Path) -> None:
     db = await Database.open(f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'q.db'}")
     try:
@@ -134,6 +131,7 @@ async def test_writer_failure_reaches_submitter_and_writer_survives(db: Database
         await writer.close()
 
 
+@pytest.mark.sqlite_only
 async def test_backup_and_integrity_check(db: Database, tmp_path: Path) -> None:
     await make_post(db)
     assert await db.integrity_check() == []
