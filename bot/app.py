@@ -196,8 +196,15 @@ class QuizTutorBot(commands.AutoShardedBot):
 def _settings_or_exit() -> Settings | None:
     from pydantic import ValidationError
 
+    from bot.errors import SetupError
+
     try:
         return Settings()
+    except SetupError as exc:
+        print(f"Configuration error: {exc.message}", file=sys.stderr)
+        if exc.fix:
+            print(f"Fix: {exc.fix}", file=sys.stderr)
+        return None
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             field = ".".join(str(p) for p in error["loc"]).upper()

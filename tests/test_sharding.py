@@ -1,0 +1,216 @@
+"""Shards across processes: settings that must add up, the stand-in's routing by shard,
+and two real `quiztutor run` shard processes on one database (either backend)."""
+
+# ruff: noqa: ASYNC109
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.daily import DailyService
+from bot.daily_jobs import ANSWER_EMOJI
+from bot.errors import SetupError
+from bot.quizbank import SHIPPED_DIR, QuizBank
+from bot.settings import Settings
+from bot.storage import Database
+from tests.discord_fake import FakeGuild, FakeMessage
+from tests.discord_fake.server import FakeDiscord
+from tests.support.daily import is_daily_post, passed_today
+from tests.support.subprocess_bot import ROOT, BotProcess, bot_env, db_rows
+
+WAIT = 30.0
+
+
+def shard_of(guild_id: int, count: int = 2) -> int:
+    return (guild_id >> 22) % count
+
+
+# -- settings -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"shard_ids": [1]}, "SHARD_IDS=[1] needs SHARD_COUNT"),
+        ({"shard_count": 2, "shard_ids": [5]}, "SHARD_IDS=[5] has 5, but with SHARD_COUNT=2"),
+        ({"shard_count": 2, "shard_ids": [0, 0]}, "lists a shard twice"),
+        ({"shard_count": 2, "shard_ids": []}, "SHARD_IDS=[] runs no shard"),
+    ],
+)
+def test_shard_settings_that_do_not_add_up_are_refused(env: dict[str, Any], says: str) -> None:
+    with pytest.raises(SetupError) as caught:
+        Settings(_env_file=None, **env)  # type: ignore[call-arg]
+    assert says in caught.value.message
+    assert caught.value.fix
+
+
+def test_shard_settings_that_add_up_are_kept() -> None:
+    settings = Settings(_env_file=None, shard_count=4, shard_ids=[3, 0])  # type: ignore[call-arg]
+    assert (settings.shard_count, settings.shard_ids) == (4, [3, 0])
+    assert Settings(_env_file=None, shard_count=2).shard_ids is None  # type: ignore[call-arg]
+
+
+def test_run_prints_the_shard_error_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SHARD_", "DISCORD_"))}
+    env.update(SHARD_IDS="[1]", DISCORD_TOKEN="MTIz.abc.def", PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "run"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "SHARD_IDS=[1] needs SHARD_COUNT" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "data").exists()  # refused before touching anything
+
+
+# -- the stand-in ---------------------------------------------------------------------------
+
+
+async def test_stand_in_reports_its_shard_count(discord_fake: FakeDiscord) -> None:
+    discord_fake.shard_count = 3
+    headers = {"Authorization": f"Bot {discord_fake.token}"}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"{discord_fake.api_base}/gateway/bot", headers=headers) as response,
+    ):
+        body = await response.json()
+    assert body["shards"] == 3
+
+
+# -- two shard processes --------------------------------------------------------------------
+
+
+def guilds_by_shard(fake: FakeDiscord) -> dict[int, list[FakeGuild]]:
+    """Four servers: the default one and three more, two on each of 2 shards."""
+    fake.shard_count = 2
+    by_shard: dict[int, list[FakeGuild]] = {0: [], 1: []}
+    by_shard[shard_of(fake.guild.id)].append(fake.guild)
+    for shard in (0, 1):
+        while len(by_shard[shard]) < 2:
+            guild = fake.add_guild(
+                f"Shard {shard} {len(by_shard[shard])}", channels=("a", "b"), shard=shard
+            )
+            by_shard[shard].append(guild)
+    assert all(shard_of(g.id) == s for s, gs in by_shard.items() for g in gs)
+    return by_shard
+
+
+async def configure_all(db_url: str, guilds: list[FakeGuild]) -> None:
+    """What `/daily setup` stores: a post time 2 min ago, so a start-up catch-up posts."""
+    zone, time = passed_today()
+    db = await Database.open(db_url)
+    try:
+        service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
+        for guild in guilds:
+            channel = guild.text_channels[1]
+            await service.configure(guild.id, channel.id, time, zone, locale="en")
+    finally:
+        await db.close()
+
+
+def posts_in(fake: FakeDiscord, guild: FakeGuild) -> list[FakeMessage]:
+    return [m for m in fake.messages(guild.text_channels[1]) if is_daily_post(m)]
+
+
+def shard_env(fake: FakeDiscord, db_url: str, shard: int) -> dict[str, str]:
+    return bot_env(fake.env(), db_url, shard_count=2, shard_ids=f"[{shard}]")
+
+
+async def test_two_shard_processes_on_one_new_database_post_only_their_own_servers_once(
+    discord_fake: FakeDiscord, tmp_path: Path, db_url: str
+) -> None:
+    fake = discord_fake
+    by_shard = guilds_by_shard(fake)
+    every = by_shard[0] + by_shard[1]
+    procs = {s: BotProcess(shard_env(fake, db_url, s), tmp_path / f"shard{s}.log") for s in (0, 1)}
+
+    async def start_both() -> None:
+        await asyncio.gather(*(p.start() for p in procs.values()))
+        await asyncio.gather(*(p.wait_started(WAIT) for p in procs.values()))
+
+    try:
+        # 1. Both at the same moment on an empty database: one migrates, the other waits.
+        await start_both()
+        await fake.wait_until(lambda: len(fake.gateway.connected) == 2, WAIT, "two shards")
+        sessions = sorted(fake.gateway.connected, key=lambda s: s.shard[0])
+        assert [s.shard for s in sessions] == [[0, 2], [1, 2]]
+        assert [await p.stop() for p in procs.values()] == [0, 0]
+
+        # 2. Every server has a daily question due; both processes restart together.
+        await configure_all(db_url, every)
+        await start_both()
+        await fake.wait_until(
+            lambda: all(len(posts_in(fake, g)) >= 1 for g in every), WAIT, "a post per server"
+        )
+        # Each shard's servers were announced only to that shard's session.
+        for session in fake.gateway.connected:
+            created = {int(g.id) for g in _guild_creates(session)}
+            assert created == {g.id for g in by_shard[session.shard[0]]}
+
+        # 3. Reactions reach only the owner of each server, which records each once.
+        voters = [fake.add_user(f"voter{i}") for i in range(3)]
+        for guild in every:
+            for user in voters:
+                fake.add_member(guild, user)
+        for guild in every:
+            [message] = posts_in(fake, guild)
+            await fake.wait_until(
+                lambda m=message: fake.bot_user.id in m.reactors(ANSWER_EMOJI[1]),
+                WAIT,
+                "the bot's reactions",
+            )
+            for index, user in enumerate(voters):
+                await fake.react(message, user, ANSWER_EMOJI[index % 2])
+        expected = len(every) * len(voters)
+        await _wait_for(lambda: _count(db_url, "daily_answer") >= expected, WAIT, "answers")
+        assert [await p.stop() for p in procs.values()] == [0, 0]
+    finally:
+        for p in procs.values():
+            if p.proc is not None and p.proc.returncode is None:
+                await p.kill()
+
+    logs = "".join(p.stderr_tail(200_000) for p in procs.values())
+    assert "Traceback" not in logs, logs[-3000:]
+    assert {g.id: len(posts_in(fake, g)) for g in every} == {g.id: 1 for g in every}
+    posts = db_rows(db_url, "SELECT guild_id, COUNT(*) FROM daily_post GROUP BY guild_id")
+    assert sorted((int(g), int(n)) for g, n in posts) == sorted((g.id, 1) for g in every)
+    rows = db_rows(db_url, "SELECT post_id, user_id FROM daily_answer")
+    assert len(rows) == len(set(rows)) == len(every) * len(voters)
+
+
+class _Guild:
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.id = payload["id"]
+
+
+def _guild_creates(session: Any) -> list[_Guild]:
+    import orjson
+
+    frames = [orjson.loads(frame) for _seq, frame in session.log]
+    return [_Guild(f["d"]) for f in frames if f.get("t") == "GUILD_CREATE"]
+
+
+def _count(db_url: str, table: str) -> int:
+    return int(db_rows(db_url, f"SELECT COUNT(*) FROM {table}")[0][0])
+
+
+async def _wait_for(predicate: Any, timeout: float, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await asyncio.to_thread(predicate):
+        if loop.time() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)  # a poll interval of another process's database
