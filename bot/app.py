@@ -151,12 +151,14 @@ class QuizTutorBot(commands.AutoShardedBot):
         from bot.sessions import QuizSessions
         from bot.storage import Database
         from bot.storage.database import EngineOptions
+        from bot.storage.health import opening_errors
         from bot.streaks import Streaks
 
         settings = self.settings
-        db = await Database.open(
-            settings.database_url, options=EngineOptions.from_settings(settings)
-        )
+        async with opening_errors(settings.database_url):
+            db = await Database.open(
+                settings.database_url, options=EngineOptions.from_settings(settings)
+            )
         bank = QuizBank.load([SHIPPED_DIR, *settings.quiz_dirs])
         await load_custom_quizzes(db, bank)
         daily = DailyService(db, bank)
@@ -218,6 +220,8 @@ def _apply_endpoints(settings: Settings) -> None:
 
 
 async def _run(settings: Settings, token: str) -> int:
+    from bot.errors import SetupError
+
     bot = QuizTutorBot(settings)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -239,6 +243,11 @@ async def _run(settings: Settings, token: str) -> int:
             if isinstance(exc, discord.PrivilegedIntentsRequired):
                 print("Discord refused a privileged intent; quiztutor needs none.", file=sys.stderr)
                 return 1
+            if isinstance(exc, SetupError):
+                print(f"Error: {exc.message}", file=sys.stderr)
+                if exc.fix:
+                    print(f"Fix: {exc.fix}", file=sys.stderr)
+                return exc.exit_code
             if exc is not None:
                 raise exc
             return 0
@@ -255,6 +264,16 @@ def run_bot() -> int:
     if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
         print(TOKEN_HELP, file=sys.stderr)
         return 2
+    from bot.errors import SetupError
+    from bot.storage.health import check_url
+
+    try:
+        check_url(settings.database_url)  # before anything is created or connected
+    except SetupError as exc:
+        print(f"Configuration error: {exc.message}", file=sys.stderr)
+        if exc.fix:
+            print(f"Fix: {exc.fix}", file=sys.stderr)
+        return exc.exit_code
     setup_logging(settings.log_level, settings.log_format)
     _apply_endpoints(settings)
     return asyncio.run(_run(settings, settings.discord_token.get_secret_value().strip()))
@@ -303,22 +322,18 @@ def sync_commands(guild_id: int | None = None) -> int:
 
 
 def backup_database(destination: Path) -> int:
-    from bot.storage import backup
-    from bot.storage.database import sqlite_path
+    """`quiztutor backup FILE` (the work is in bot.storage.backup)."""
+    from bot.errors import SetupError
+    from bot.storage.backup import backup_database as run_backup
 
     settings = _settings_or_exit()
     if settings is None:
         return 2
     try:
-        source = sqlite_path(settings.database_url)
-        if not source.exists():
-            print(
-                f"Backup failed: there is no database at {source} (DATABASE_URL).", file=sys.stderr
-            )
-            return 1
-        asyncio.run(backup(settings.database_url, destination))
-    except (OSError, ValueError) as exc:
-        print(f"Backup failed: {exc}", file=sys.stderr)
-        return 1
-    print(f"Backed up {source} to {destination}")
+        print(run_backup(settings.database_url, destination))
+    except SetupError as exc:
+        print(f"Backup failed: {exc.message}", file=sys.stderr)
+        if exc.fix:
+            print(f"Fix: {exc.fix}", file=sys.stderr)
+        return exc.exit_code
     return 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
-import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -226,20 +225,6 @@ class Database:
             return [f"index {name} is invalid (REINDEX it)" for name in invalid.scalars()]
 
     async def backup(self, dest_path: str | Path) -> Path:
+        from bot.storage.backup import backup
+
         return await backup(self.url, dest_path)
-
-
-async def backup(db_url_or_path: str | Path, dest_path: str | Path) -> Path:
-    """A consistent copy via sqlite3's online backup API (safe while the bot writes)."""
-    source = sqlite_path(db_url_or_path)
-    dest = Path(dest_path)
-
-    def copy() -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(source) as src, sqlite3.connect(dest) as out:
-            src.backup(out)
-        src.close()
-        out.close()
-
-    await asyncio.to_thread(copy)
-    return dest
