@@ -140,3 +140,38 @@ async def test_backup_and_integrity_check(db: Database, tmp_path: Path) -> None:
         assert copy.execute("SELECT count(*) FROM daily_post").fetchone() == (1,)
         assert copy.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     copy.close()
+
+
+async def test_writer_first_submission_wins_for_every_batch_size(db: Database) -> None:
+    """Batches of 1..9 answers (statements are padded to powers of two by repeating the
+    last row): each member's first answer is stored and acknowledged, repeats are not."""
+    post_id = await make_post(db)
+    writer = AnswerWriter(db)
+    await writer.start()
+    expected: dict[int, int] = {}
+    acknowledged: list[bool] = []
+    first: list[bool] = []
+    try:
+        user = 0
+        for size in range(1, 10):
+            batch: list[tuple[int, int]] = []
+            for k in range(size):
+                # Every third answer repeats the previous member with another choice.
+                if k % 3 == 2:
+                    batch.append((user, 2))
+                else:
+                    user += 1
+                    batch.append((user, k % 2))
+            results = await asyncio.gather(
+                *(writer.submit(post_id, u, c, c == 0, NOW) for u, c in batch)
+            )
+            for (u, c), new in zip(batch, results, strict=True):
+                first.append(u not in expected)
+                acknowledged.append(new)
+                expected.setdefault(u, c)
+    finally:
+        await writer.close()
+    assert acknowledged == first
+    async with db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
+    assert {r.user_id: r.choice for r in rows} == expected

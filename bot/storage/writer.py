@@ -62,7 +62,7 @@ def _compile_insert(dialect: sa.Dialect, rows: int) -> tuple[str, tuple[int, ...
     `on_conflict_do_nothing`) and compiled for the engine's own dialect and driver
     (`?` for sqlite3, `$n` for asyncpg). Returns the SQL and, for each placeholder in
     order, the index of its value in the flat row-major parameter list. Cached per row
-    count; `_statement_sizes` keeps the counts to a few powers of two.
+    count; `_padded` keeps the counts to a few.
     """
     table = sa.table("daily_answer", *(sa.column(name) for name in COLUMNS))
     if dialect.name == "postgresql":
@@ -90,14 +90,22 @@ def _compile_insert(dialect: sa.Dialect, rows: int) -> tuple[str, tuple[int, ...
     return str(compiled), None if positions == tuple(range(len(names))) else positions
 
 
-def _statement_sizes(n: int) -> list[int]:
-    """Split n rows into statements of ROWS_PER_STATEMENT and powers of two below it."""
-    sizes = []
-    while n:
-        size = min(ROWS_PER_STATEMENT, 1 << (n.bit_length() - 1))
-        sizes.append(size)
-        n -= size
-    return sizes
+PAD_STEP = 64
+
+
+def _padded(rows: int) -> int:
+    """The statement size for `rows` rows: the next power of two up to 64, then the next
+    multiple of 64 (at most 14 compiled statements per dialect). The extra rows repeat
+    the chunk's last row and ON CONFLICT DO NOTHING drops the repeats, so every chunk is
+    one statement whatever its size."""
+    if rows <= PAD_STEP:
+        return 1 << (rows - 1).bit_length()
+    return -(-rows // PAD_STEP) * PAD_STEP
+
+
+def _compile_all(dialect: sa.Dialect) -> None:
+    for size in sorted({_padded(n) for n in range(1, ROWS_PER_STATEMENT + 1)}):
+        _insert_sql(dialect, size)
 
 
 def _sqlite_time(value: datetime) -> str:
@@ -123,11 +131,17 @@ class AnswerWriter:
         # None stops the writer; a bare future is a flush marker (see `flush`).
         self._queue: asyncio.Queue[_Pending | asyncio.Future[None] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._warm: asyncio.Task[None] | None = None
         self._closing = False
 
     async def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="answer-writer")
+            # Compiling the statements takes ~0.1 s: do it in a thread while the bot
+            # logs in, not in the first burst of reactions (a miss compiles inline).
+            self._warm = asyncio.create_task(
+                asyncio.to_thread(_compile_all, self._db.engine.dialect), name="writer-warm-up"
+            )
 
     async def submit(
         self, post_id: int, user_id: int, choice: int, correct: bool, answered_at: datetime
@@ -148,6 +162,8 @@ class AnswerWriter:
         """Stop accepting answers, write everything queued, then end the task."""
         if self._task is None:
             return
+        if self._warm is not None:
+            await asyncio.gather(self._warm, return_exceptions=True)
         self._closing = True
         self._queue.put_nowait(None)
         await self._task
@@ -190,12 +206,13 @@ class AnswerWriter:
             dialect = self._db.engine.dialect
             when = _sqlite_time if dialect.name == "sqlite" else _naive_utc
             async with self._db.engine.begin() as conn:
-                start = 0
-                for size in _statement_sizes(len(batch)):
+                for start in range(0, len(batch), ROWS_PER_STATEMENT):
+                    chunk = batch[start : start + ROWS_PER_STATEMENT]
                     values: list[object] = []
-                    for p in batch[start : start + size]:
+                    for p in chunk:
                         values += (p.post_id, p.user_id, p.choice, p.correct, when(p.answered_at))
-                    start += size
+                    size = _padded(len(chunk))
+                    values += values[-len(COLUMNS) :] * (size - len(chunk))
                     sql, order = _insert_sql(dialect, size)
                     # Driver-level execution of the compiled statement: SQLAlchemy's
                     # per-row parameter processing would cost more than the insert.
