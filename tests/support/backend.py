@@ -66,31 +66,31 @@ def _asyncpg_dsn(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-async def _admin(sql: str) -> None:
+async def _admin(sql: str, admin_url: str = "") -> None:
     import asyncpg
 
-    conn = await asyncpg.connect(_asyncpg_dsn(PG_URL))
+    conn = await asyncpg.connect(_asyncpg_dsn(admin_url or PG_URL))
     try:
         await conn.execute(sql)
     finally:
         await conn.close()
 
 
-def create_pg_database() -> str:
-    """A new, empty database on the test server; its async SQLAlchemy URL."""
+def create_pg_database(admin_url: str = "") -> str:
+    """A new, empty database on the test server (or `admin_url`'s); its async URL."""
     name = f"qt_{_RUN}_{next(_counter)}"
-    _in_thread(_admin(f'CREATE DATABASE "{name}"'))
-    return (
-        make_url(PG_URL)
-        .set(drivername="postgresql+asyncpg", database=name)
-        .render_as_string(hide_password=False)
+    _in_thread(_admin(f'CREATE DATABASE "{name}"', admin_url))
+    server = make_url(admin_url or PG_URL)
+    return server.set(drivername="postgresql+asyncpg", database=name).render_as_string(
+        hide_password=False
     )
 
 
 def drop_pg_database(url: str) -> None:
     name = make_url(url).database
+    admin = make_url(url).set(database="postgres").render_as_string(hide_password=False)
     # FORCE: a bot subprocess killed mid-test may still hold connections.
-    _in_thread(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    _in_thread(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', admin))
 
 
 def new_database_url(tmp_path: Path, name: str = "quiztutor.db") -> str:
