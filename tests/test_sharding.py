@@ -214,3 +214,76 @@ async def _wait_for(predicate: Any, timeout: float, what: str) -> None:
         if loop.time() > deadline:
             raise TimeoutError(f"timed out waiting for {what}")
         await asyncio.sleep(0.05)  # a poll interval of another process's database
+
+
+FLOOD = 200  # members reacting in each of the two servers
+
+
+async def test_kill_9_of_one_shard_during_a_flood_loses_nothing_after_its_restart(
+    discord_fake: FakeDiscord, tmp_path: Path, db_url: str
+) -> None:
+    fake = discord_fake
+    by_shard = guilds_by_shard(fake)
+    guilds = {0: by_shard[0][0], 1: by_shard[1][0]}
+    await configure_all(db_url, list(guilds.values()))
+    members = {s: [fake.add_user(f"s{s}m{i:03d}") for i in range(FLOOD)] for s in (0, 1)}
+    for shard, users in members.items():
+        for user in users:
+            fake.add_member(guilds[shard], user)
+    procs = {s: BotProcess(shard_env(fake, db_url, s), tmp_path / f"shard{s}.log") for s in (0, 1)}
+    try:
+        await asyncio.gather(*(p.start() for p in procs.values()))
+        await asyncio.gather(*(p.wait_started(WAIT) for p in procs.values()))
+        messages = {}
+        for shard, guild in guilds.items():
+            await fake.wait_until(lambda g=guild: posts_in(fake, g), WAIT, "the daily posts")
+            [messages[shard]] = posts_in(fake, guild)
+            await fake.wait_until(
+                lambda m=messages[shard]: fake.bot_user.id in m.reactors(ANSWER_EMOJI[1]),
+                WAIT,
+                "the bot's reactions",
+            )
+        for index in range(FLOOD):
+            if index == FLOOD // 2:
+                # Mid-flood, once shard 1 demonstrably records: kill -9 it. Shard 0 goes on.
+                await _wait_for(lambda: _answers_in(db_url, guilds[1].id) > 0, WAIT, "answers")
+                await procs[1].kill()
+            for shard in (0, 1):
+                await fake.react(messages[shard], members[shard][index], ANSWER_EMOJI[index % 2])
+        await _wait_for(lambda: _answers_in(db_url, guilds[0].id) == FLOOD, WAIT, "shard 0")
+        lost_while_down = FLOOD - _answers_in(db_url, guilds[1].id)
+        assert lost_while_down >= FLOOD // 2  # nobody heard the second half yet
+        # The restarted shard reads the reactions it missed from its open post.
+        restarted = BotProcess(shard_env(fake, db_url, 1), tmp_path / "shard1-again.log")
+        procs[1] = await restarted.start()
+        recovered = await restarted.wait_started(WAIT)
+        assert recovered == lost_while_down
+        assert [await p.stop() for p in procs.values()] == [0, 0]
+    finally:
+        for p in procs.values():
+            if p.proc is not None and p.proc.returncode is None:
+                await p.kill()
+    for shard, guild in guilds.items():
+        rows = db_rows(
+            db_url,
+            "SELECT a.user_id, a.choice FROM daily_answer a JOIN daily_post p ON p.id = a.post_id"
+            " WHERE p.guild_id = ?",
+            (guild.id,),
+        )
+        assert sorted(int(u) for u, _c in rows) == sorted(m.id for m in members[shard])
+        assert {int(u): int(c) for u, c in rows} == {
+            m.id: i % 2 for i, m in enumerate(members[shard])
+        }
+    assert {g.id: len(posts_in(fake, g)) for g in guilds.values()} == {
+        g.id: 1 for g in guilds.values()
+    }
+
+
+def _answers_in(db_url: str, guild_id: int) -> int:
+    rows = db_rows(
+        db_url,
+        "SELECT COUNT(*) FROM daily_answer a JOIN daily_post p ON p.id = a.post_id"
+        " WHERE p.guild_id = ?",
+        (guild_id,),
+    )
+    return int(rows[0][0])
