@@ -216,3 +216,31 @@ async def test_backup_refuses_targets_that_would_lose_data(db_url: str, tmp_path
     with sqlite3.connect(source) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     conn.close()
+
+
+async def test_alembic_by_hand_with_the_bots_async_url(db_url: str, tmp_path: Path) -> None:
+    """`alembic upgrade head` as an operator runs it, given DATABASE_URL as it is."""
+    ini = tmp_path / "alembic.ini"
+    ini.write_text(f"[alembic]\nscript_location = {ROOT / 'bot' / 'migrations'}\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in (["upgrade", "head"], ["downgrade", "base"], ["upgrade", "head"]):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "alembic",
+            "-c",
+            str(ini),
+            "-x",
+            f"url={db_url}",
+            *command,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, out.decode(errors="replace")
+    db = await Database.open(db_url, migrate=False)
+    try:
+        assert await db.current_revision() == "0001"
+    finally:
+        await db.close()
