@@ -141,6 +141,11 @@ async def test_two_shard_processes_on_one_new_database_post_only_their_own_serve
         await asyncio.gather(*(p.start() for p in procs.values()))
         await asyncio.gather(*(p.wait_started(WAIT) for p in procs.values()))
 
+    # `quiztutor sync`, once, as an operator registers the commands.
+    sync = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "sync", env=bot_env(fake.env(), db_url), cwd=tmp_path
+    )
+    assert await asyncio.wait_for(sync.wait(), WAIT) == 0
     try:
         # 1. Both at the same moment on an empty database: one migrates, the other waits.
         await start_both()
@@ -176,6 +181,13 @@ async def test_two_shard_processes_on_one_new_database_post_only_their_own_serve
                 await fake.react(message, user, ANSWER_EMOJI[index % 2])
         expected = len(every) * len(voters)
         await _wait_for(lambda: _count(db_url, "daily_answer") >= expected, WAIT, "answers")
+
+        # 4. An admin reveals in every server: the owner settles and answers it.
+        for guild in every:
+            fake.add_member(guild, fake.admin, admin=True)
+            result = await fake.slash(fake.admin, "daily reveal", guild=guild, timeout=WAIT)
+            said = await result.wait_followup(timeout=WAIT)
+            assert f"of {len(voters)}" in said.text(), said.text()
         assert [await p.stop() for p in procs.values()] == [0, 0]
     finally:
         for p in procs.values():
@@ -189,6 +201,20 @@ async def test_two_shard_processes_on_one_new_database_post_only_their_own_serve
     assert sorted((int(g), int(n)) for g, n in posts) == sorted((g.id, 1) for g in every)
     rows = db_rows(db_url, "SELECT post_id, user_id FROM daily_answer")
     assert len(rows) == len(set(rows)) == len(every) * len(voters)
+    # Every reveal settled its own server: one answer per voter, streak 1 iff right.
+    stats = db_rows(
+        db_url,
+        "SELECT s.guild_id, s.user_id, s.answered, s.correct, s.current_streak, a.correct"
+        " FROM member_stats s JOIN daily_post p ON p.guild_id = s.guild_id"
+        " JOIN daily_answer a ON a.post_id = p.id AND a.user_id = s.user_id",
+    )
+    assert len(stats) == len(every) * len(voters)
+    for _guild, _user, answered, correct, streak, right in stats:
+        assert (answered, correct, streak) == (1, int(bool(right)), int(bool(right)))
+    assert db_rows(db_url, "SELECT COUNT(*) FROM daily_post WHERE settled") == [(len(every),)]
+    for guild in every:
+        reveals = [m for m in fake.messages(guild.text_channels[1]) if m.message_reference]
+        assert len(reveals) == 1, guild.name
 
 
 class _Guild:
