@@ -5,6 +5,7 @@ written once and reused by every test module.
 """
 
 pytest_plugins = [
+    "tests.support.backend",
     "tests.support.bot",
     "tests.discord_fake.plugin",
     "tests.support.db",

@@ -133,15 +133,40 @@ class Stopwatch:
 stand_in = serving_stand_in
 
 
+@dataclass
+class Backend:
+    """The database the benchmarks run on (`python -m bench --db postgres --pg-url URL`)."""
+
+    name: str = "sqlite"
+    pg_admin_url: str = ""  # an admin connection; each work dir gets its own database
+
+
+BACKEND = Backend()
+_databases: dict[Path, str] = {}
+
+
 @contextlib.contextmanager
 def workdir() -> Any:
+    from tests.support.backend import drop_pg_database
+
     with tempfile.TemporaryDirectory(prefix="quiztutor-bench-") as tmp:
-        yield Path(tmp)
+        try:
+            yield Path(tmp)
+        finally:
+            url = _databases.pop(Path(tmp), None)
+            if url is not None:
+                drop_pg_database(url)
 
 
 def db_url(tmp: Path) -> str:
-    # make_settings puts the database here too.
-    return f"sqlite+aiosqlite:///{tmp / 'quiztutor.db'}"
+    """The database of a work dir: a SQLite file in it, or its own PostgreSQL database."""
+    if BACKEND.name == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp / 'quiztutor.db'}"
+    if tmp not in _databases:
+        from tests.support.backend import create_pg_database
+
+        _databases[tmp] = create_pg_database(BACKEND.pg_admin_url)
+    return _databases[tmp]
 
 
 @contextlib.asynccontextmanager
@@ -150,6 +175,7 @@ async def running_bot(
 ) -> AsyncIterator[QuizTutorBot]:
     """The real QuizTutorBot on a SQLite file in `tmp`, connected to the stand-in (as the
     e2e tests start it); `sync` registers its commands in the stand-in's guild."""
+    overrides.setdefault("database_url", db_url(tmp))
     bot = QuizTutorBot(make_settings(tmp, **overrides))
     async with run_client(bot, fake, timeout=WAIT_S):
         if sync:
@@ -230,9 +256,10 @@ def reaction_frame(seq: int, post: OpenPost, user_id: int, emoji: str) -> str:
 
 
 def count_rows(tmp: Path, sql: str, params: Sequence[Any] = ()) -> int:
-    """A read on a separate sqlite3 connection: sees only committed rows."""
-    with contextlib.closing(sqlite3.connect(tmp / "quiztutor.db")) as conn:
-        return int(conn.execute(sql, params).fetchone()[0])
+    """A read on a separate connection (`?` placeholders): sees only committed rows."""
+    from tests.support.backend import db_rows
+
+    return int(db_rows(db_url(tmp), sql, tuple(params))[0][0])
 
 
 # -- one bot with a warm demo worker, shared by the benchmarks that need it ---------------
@@ -295,6 +322,9 @@ async def seed_database(
     db = await Database.open(db_url(tmp))
     await db.close()
     zone, _ = noon_zone()
+    if BACKEND.name != "sqlite":
+        await _seed_postgres(db_url(tmp), zone, channels, guild_ids, post_times, answers)
+        return
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
     with contextlib.closing(sqlite3.connect(tmp / "quiztutor.db")) as conn:
         conn.executemany(
@@ -320,3 +350,48 @@ async def seed_database(
                 [(cur.lastrowid, 10**15 + u, u % 4, u % 4 == 0, stamp) for u in range(per_post)],
             )
         conn.commit()
+
+
+async def _seed_postgres(
+    url: str,
+    zone: str,
+    channels: Sequence[int],
+    guild_ids: Sequence[int],
+    post_times: Sequence[str],
+    answers: int,
+) -> None:
+    """`seed_database` on PostgreSQL, with plain asyncpg (datetimes, booleans)."""
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    conn = await asyncpg.connect(
+        make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    )
+    now = datetime.now(UTC).replace(tzinfo=None)
+    try:
+        await conn.executemany(
+            "INSERT INTO guild_daily_config (guild_id, channel_id, post_time, timezone, topic,"
+            " reveal_after_hours, enabled, locale, disabled_reason, admin_notified, updated_at)"
+            " VALUES ($1, $2, $3, $4, NULL, NULL, true, 'en', NULL, false, $5)",
+            [(g, c, t, zone, now) for g, c, t in zip(guild_ids, channels, post_times, strict=True)],
+        )
+        per_post = 1000
+        for p in range(answers // per_post):
+            day = datetime.now(UTC).date() - timedelta(days=p + 1)
+            post_id = await conn.fetchval(
+                "INSERT INTO daily_post (guild_id, day, question_id, channel_id, message_id,"
+                " claimed_at, posted_at, reveal_at, settled)"
+                " VALUES ($1, $2, 'ga-01', $3, $4, $5, $5, $5, true) RETURNING id",
+                guild_ids[0],
+                day,
+                channels[0],
+                10**17 + p,
+                now,
+            )
+            await conn.executemany(
+                "INSERT INTO daily_answer (post_id, user_id, choice, correct, answered_at)"
+                " VALUES ($1, $2, $3, $4, $5)",
+                [(post_id, 10**15 + u, u % 4, u % 4 == 0, now) for u in range(per_post)],
+            )
+    finally:
+        await conn.close()

@@ -13,9 +13,7 @@ import asyncio
 import gc
 import logging
 import signal
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -168,10 +166,15 @@ class QuizTutorBot(commands.AutoShardedBot):
         from bot.demo_runner import DemoRunner
         from bot.sessions import QuizSessions
         from bot.storage import Database
+        from bot.storage.database import EngineOptions
+        from bot.storage.health import opening_errors
         from bot.streaks import Streaks
 
         settings = self.settings
-        db = await Database.open(settings.database_url)
+        async with opening_errors(settings.database_url):
+            db = await Database.open(
+                settings.database_url, options=EngineOptions.from_settings(settings)
+            )
         bank = QuizBank.load([SHIPPED_DIR, *settings.quiz_dirs])
         await load_custom_quizzes(db, bank)
         daily = DailyService(db, bank)
@@ -255,6 +258,7 @@ def _apply_endpoints(settings: Settings) -> None:
 
 
 async def _run(settings: Settings, token: str) -> int:
+
     bot = QuizTutorBot(settings)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -329,25 +333,3 @@ def sync_commands(guild_id: int | None = None) -> int:
     setup_logging(settings.log_level, settings.log_format)
     _apply_endpoints(settings)
     return asyncio.run(_sync(settings, token, guild_id or settings.dev_guild_id))
-
-
-def backup_database(destination: Path) -> int:
-    from bot.storage import backup
-    from bot.storage.database import sqlite_path
-
-    settings = _settings_or_exit()
-    if settings is None:
-        return 2
-    try:
-        source = sqlite_path(settings.database_url)
-        if not source.exists():
-            print(
-                f"Backup failed: there is no database at {source} (DATABASE_URL).", file=sys.stderr
-            )
-            return 1
-        asyncio.run(backup(settings.database_url, destination))
-    except (OSError, ValueError) as exc:
-        print(f"Backup failed: {exc}", file=sys.stderr)
-        return 1
-    print(f"Backed up {source} to {destination}")
-    return 0

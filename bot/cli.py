@@ -97,9 +97,11 @@ def _cmd_sync(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
-    from bot.app import backup_database
+    from bot.storage.backup import backup_database
 
-    return backup_database(Path(args.file))
+    settings = boundary.load_settings()
+    print(backup_database(settings.database_url, Path(args.file)))
+    return 0
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:

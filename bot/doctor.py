@@ -6,7 +6,6 @@ check reports import time and GPU visibility the way the demo worker will see th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -47,53 +46,10 @@ def check_token(settings: Settings) -> Check:
 
 
 def check_database(settings: Settings) -> Check:
-    from alembic.script import ScriptDirectory
+    from bot.storage.health import diagnose
 
-    from bot.storage import Database
-    from bot.storage.database import alembic_config, sqlite_path
-
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-
-    async def probe() -> tuple[str | None, list[str], bool]:
-        exists = sqlite_path(settings.database_url).exists()
-        if not exists:
-            return None, [], False
-        db = await Database.open(settings.database_url, migrate=False)
-        try:
-            return await db.current_revision(), await db.integrity_check(), True
-        finally:
-            await db.close()
-
-    try:
-        revision, problems, exists = asyncio.run(probe())
-    except Exception as exc:  # report any driver error as a finding, not a crash
-        return Check(
-            "database",
-            False,
-            f"cannot open {settings.database_url}: {exc}",
-            "check DATABASE_URL and the file's permissions",
-        )
-    if not exists:
-        return Check(
-            "database",
-            True,
-            f"{settings.database_url} does not exist yet; it is created on first run",
-        )
-    if problems:
-        return Check(
-            "database",
-            False,
-            f"integrity check failed: {'; '.join(problems[:3])}",
-            "restore the latest backup (see README, Operations)",
-        )
-    if revision != head:
-        return Check(
-            "database",
-            False,
-            f"schema at revision {revision}, code expects {head}",
-            "start the bot once: migrations run at start",
-        )
-    return Check("database", True, f"{settings.database_url} at revision {revision}, integrity ok")
+    found = diagnose(settings.database_url)
+    return Check("database", found.ok, found.detail, found.fix)
 
 
 def check_quizzes(settings: Settings) -> Check:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.errors import SetupError
 
 
 class Settings(BaseSettings):
@@ -14,7 +16,18 @@ class Settings(BaseSettings):
     discord_token: SecretStr | None = Field(
         default=None, description="The bot token from the Discord developer portal."
     )
-    database_url: str = Field(default="sqlite+aiosqlite:///data/quiztutor.db")
+    database_url: str = Field(
+        default="sqlite+aiosqlite:///data/quiztutor.db",
+        description="sqlite+aiosqlite:///FILE or postgresql+asyncpg://USER:PASSWORD@HOST/DB",
+    )
+    # Connection pool of a networked database (PostgreSQL); SQLite ignores them.
+    database_pool_size: int = Field(default=5, ge=1, le=100)
+    database_max_overflow: int = Field(default=5, ge=0, le=100)
+    database_pool_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    database_connect_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    database_pool_pre_ping: bool = Field(
+        default=True, description="Test a pooled connection before use (survives DB restarts)."
+    )
     log_level: str = Field(default="INFO")
     log_format: str = Field(
         default="text", description="'text' or 'json' (one JSON object per line)."
@@ -56,3 +69,29 @@ class Settings(BaseSettings):
         if value not in {"text", "json"}:
             raise ValueError("must be 'text' or 'json'")
         return value
+
+    @model_validator(mode="after")
+    def _shards_add_up(self) -> Settings:
+        # A SetupError (not a ValueError): pydantic lets it through as it is, and the
+        # command line prints its one line and its fix.
+        ids, count = self.shard_ids, self.shard_count
+        if ids is None:
+            return self
+        shown = "[" + ",".join(str(i) for i in ids) + "]"
+        if count is None:
+            raise SetupError(
+                f"SHARD_IDS={shown} needs SHARD_COUNT, the number of shards of all processes.",
+                "Set SHARD_COUNT (the same in every process), e.g. SHARD_COUNT=2 SHARD_IDS=[0].",
+            )
+        if not ids:
+            raise SetupError("SHARD_IDS=[] runs no shard.", "Leave SHARD_IDS unset for all shards.")
+        wrong = [i for i in ids if not 0 <= i < count]
+        if wrong:
+            raise SetupError(
+                f"SHARD_IDS={shown} has {wrong[0]}, but with SHARD_COUNT={count} the shards "
+                f"are 0..{count - 1}.",
+                "Each id must be below SHARD_COUNT; give every process its own ids.",
+            )
+        if len(set(ids)) != len(ids):
+            raise SetupError(f"SHARD_IDS={shown} lists a shard twice.", "List each shard id once.")
+        return self

@@ -87,9 +87,12 @@ def discord_failure(exc: BaseException, settings: Settings) -> SetupError | None
 
 
 def preflight(settings: Settings) -> None:
-    """Everything that would fail after logging in, checked before: the quiz folders."""
+    """Everything that would fail after logging in, checked before: the database URL (and
+    its driver and location) and the quiz folders."""
     from bot.boundary import load_quizzes_or_fail, quiz_sources
+    from bot.storage.health import check_url
 
+    check_url(settings.database_url)  # before anything is created or connected
     sources = quiz_sources(settings)
     load_quizzes_or_fail(sources)
     from bot.boundary import empty_folders

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Float, cast, func
+from sqlalchemy import Float, cast, func, text
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.elements import ColumnElement
@@ -101,6 +101,40 @@ class SettledMember:
     update: StreakUpdate
 
 
+# First key of the per-guild settle lock (pg_advisory_xact_lock's two-int key space).
+SETTLE_LOCK_SPACE = 0x5154  # "QT"
+
+
+def _int32(value: int) -> int:
+    value &= 0xFFFF_FFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+async def lock_guild_stats(session: AsyncSession, guild_id: int) -> None:
+    """Serialise settles of one guild's member stats until the transaction ends.
+
+    Settling reads every member row of the guild, then writes them and inserts rows
+    for new members. PostgreSQL runs two such transactions side by side: both read
+    the same streak (an update is lost) and both insert a new member's row (one fails
+    with a UniqueViolation, and that day can never be applied later). Row locks
+    (`SELECT ... FOR UPDATE`) would not cover the rows another settle is inserting,
+    so one advisory lock per guild serialises the whole read-modify-write instead;
+    settles of different guilds still run in parallel. SQLite needs nothing: the
+    settle's first statement (the UPDATE of its post) takes the database's single
+    write lock, held until the commit.
+    """
+    connection = await session.connection()
+    if connection.dialect.name != "postgresql":
+        return
+    # Snowflakes are 64-bit: fold them into the lock's 32-bit second key. A collision
+    # only makes two guilds' settles wait for each other.
+    key = _int32(guild_id ^ (guild_id >> 32))
+    await connection.execute(
+        text("SELECT pg_advisory_xact_lock(:space, :key)"),
+        {"space": SETTLE_LOCK_SPACE, "key": key},
+    )
+
+
 async def settle_day(
     session: AsyncSession,
     guild_id: int,
@@ -114,6 +148,7 @@ async def settle_day(
     with stats in the guild missed it. A day older than a member's last settled day
     changes nothing for them (settling out of order must not rewrite history).
     """
+    await lock_guild_stats(session, guild_id)
     rows = (await session.exec(select(MemberStats).where(MemberStats.guild_id == guild_id))).all()
     known = {row.user_id: row for row in rows}
     for user_id in outcomes.keys() - known.keys():

@@ -20,7 +20,6 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
 from sqlmodel import SQLModel
 
 from bot import doctor
@@ -34,6 +33,7 @@ from tests.support.daily import (
     post_todays_question,
     started,
 )
+from tests.support.db import table_names
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 20.0
@@ -53,22 +53,14 @@ async def schema_diffs(db: Database) -> list[Any]:
         )
 
 
-async def tables(db: Database) -> set[str]:
-    async with db.engine.connect() as conn:
-        rows = await conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'"))
-        return {str(r) for r in rows.scalars()}
-
-
 def test_revisions_form_one_line_of_history() -> None:
     assert REVISIONS, "no migrations found"
     assert len(SCRIPT.get_heads()) == 1, f"several heads: {SCRIPT.get_heads()}"
 
 
 @pytest.mark.parametrize("start", ["empty", *REVISIONS])
-async def test_upgrade_to_head_from_every_revision_and_round_trip(
-    start: str, tmp_path: Path
-) -> None:
-    db = await Database.open(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}", migrate=False)
+async def test_upgrade_to_head_from_every_revision_and_round_trip(start: str, db_url: str) -> None:
+    db = await Database.open(db_url, migrate=False)
     try:
         if start != "empty":
             await db.migrate_to(start)
@@ -81,7 +73,7 @@ async def test_upgrade_to_head_from_every_revision_and_round_trip(
             down = SCRIPT.get_revision(revision).down_revision
             await db.migrate_to(down if isinstance(down, str) else "base")
         assert await db.current_revision() is None
-        assert await tables(db) <= {"alembic_version"}
+        assert await table_names(db) <= {"alembic_version"}
         await db.migrate_to("head")
         assert await schema_diffs(db) == []
         assert await db.integrity_check() == []
@@ -99,6 +91,7 @@ def sqlite_count(path: Path, sql: str) -> int:
     return value
 
 
+@pytest.mark.sqlite_only
 async def test_backup_while_the_bot_writes_then_restore(
     discord_fake: FakeDiscord, start_bot: StartBot, tmp_path: Path
 ) -> None:
@@ -176,11 +169,11 @@ def restore(copy: Path, db_path: Path) -> None:
 
 
 def test_backup_without_a_database_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.app import backup_database
+    from bot.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'missing.db'}")
-    assert backup_database(tmp_path / "out.db") == 1
+    assert main(["backup", str(tmp_path / "out.db")]) == 1
     assert not (tmp_path / "out.db").exists()
 
 

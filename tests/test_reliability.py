@@ -35,7 +35,7 @@ from tests.support.daily import (
     started,
     the_post,
 )
-from tests.support.subprocess_bot import BotProcess, bot_env, sqlite_rows
+from tests.support.subprocess_bot import BotProcess, bot_env, db_rows, integrity
 from tests.test_daily_jobs import DAY1, G1, G2, T0, Clock, FakePublisher, configure
 from tests.test_e2e_admin import other_guild
 from tests.test_e2e_quiz import button, letters
@@ -47,11 +47,11 @@ FLOOD_MEMBERS = 400
 # -- helpers ----------------------------------------------------------------------------
 
 
-async def preconfigure_daily(db_path: Path, fake: FakeDiscord) -> None:
+async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:
     """What `/daily setup` stores, written before the bot starts: a post time 2 min ago
     in a zone where it is about noon, so the bot's start-up catch-up posts today's."""
     zone, time = passed_today()
-    db = await Database.open(f"sqlite+aiosqlite:///{db_path}")
+    db = await Database.open(db_url)
     try:
         daily_service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
         await daily_service.configure(fake.guild.id, fake.channel2.id, time, zone, locale="en")
@@ -66,28 +66,23 @@ def add_members(fake: FakeDiscord, n: int) -> list[FakeUser]:
     return users
 
 
-def answer_rows(db_path: Path) -> list[tuple[int, int]]:
+def answer_rows(db_url: str) -> list[tuple[int, int]]:
     return [
-        (int(p), int(u))
-        for p, u in sqlite_rows(db_path, "SELECT post_id, user_id FROM daily_answer")
+        (int(p), int(u)) for p, u in db_rows(db_url, "SELECT post_id, user_id FROM daily_answer")
     ]
 
 
-async def wait_rows(db_path: Path, at_least: int, timeout: float) -> int:
+async def wait_rows(db_url: str, at_least: int, timeout: float) -> int:
     """Polls the other process's database until it holds `at_least` answers."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        count = len(await asyncio.to_thread(answer_rows, db_path))
+        count = len(await asyncio.to_thread(answer_rows, db_url))
         if count >= at_least:
             return count
         if loop.time() > deadline:
             raise TimeoutError(f"{count} answers stored, expected {at_least} within {timeout}s")
         await asyncio.sleep(0.02)  # a poll interval, not a synchronisation point
-
-
-def integrity(db_path: Path) -> list[str]:
-    return [str(r[0]) for r in sqlite_rows(db_path, "PRAGMA integrity_check")]
 
 
 async def daily_message(fake: FakeDiscord, n_choices: int | None = None) -> FakeMessage:
@@ -106,13 +101,12 @@ def daily_posts(fake: FakeDiscord) -> list[FakeMessage]:
 
 
 async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
-    discord_fake: FakeDiscord, tmp_path: Path
+    discord_fake: FakeDiscord, tmp_path: Path, db_url: str
 ) -> None:
     fake = discord_fake
-    db_path = tmp_path / "quiztutor.db"
-    await preconfigure_daily(db_path, fake)
+    await preconfigure_daily(db_url, fake)
     members = add_members(fake, FLOOD_MEMBERS)
-    env = bot_env(fake.env(), db_path)
+    env = bot_env(fake.env(), db_url)
 
     first = await BotProcess(env, tmp_path / "bot1.log").start()
     try:
@@ -121,7 +115,7 @@ async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
         message = await daily_message(fake)
         [(post_id, question_id, n_db)] = [
             (int(r[0]), str(r[1]), 1)
-            for r in sqlite_rows(db_path, "SELECT id, question_id, 1 FROM daily_post")
+            for r in db_rows(db_url, "SELECT id, question_id, 1 FROM daily_post")
         ]
         assert n_db == 1
         n_choices = len(QuizBank.load([SHIPPED_DIR]).question(question_id).choice_texts("en"))
@@ -139,7 +133,7 @@ async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
                 # Mid-flood: the bot lags behind the stand-in (events wait in its socket,
                 # answers in its writer's queue). As soon as it demonstrably records,
                 # kill it; the second half reaches nobody (made while it is down).
-                await wait_rows(db_path, 1, WAIT)
+                await wait_rows(db_url, 1, WAIT)
                 await first.kill()
                 delivered_live = index
             await fake.react(message, member, ANSWER_EMOJI[rng.randrange(n_choices)])
@@ -147,15 +141,15 @@ async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
         if first.proc is not None and first.proc.returncode is None:
             await first.kill()
 
-    recorded_before = len(answer_rows(db_path))
-    assert integrity(db_path) == ["ok"]
+    recorded_before = len(answer_rows(db_url))
+    assert integrity(db_url) == ["ok"]
     delivered = sum(len(message.reactors(e)) for e in ANSWER_EMOJI) - n_choices  # minus the bot's
     assert delivered == FLOOD_MEMBERS
 
     second = await BotProcess(env, tmp_path / "bot2.log").start()
     try:
         recovered = await second.wait_started(WAIT)
-        rows = answer_rows(db_path)
+        rows = answer_rows(db_url)
         await fake.wait_connected(WAIT)
         # Restarted after the post: no second post for the day.
         assert len(daily_posts(fake)) == 1
@@ -176,20 +170,19 @@ async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
     assert recorded_before + recovered == len(rows)
     assert duplicated == 0
     assert 0 < recorded_before < delivered
-    assert integrity(db_path) == ["ok"]
+    assert integrity(db_url) == ["ok"]
 
 
 # -- exactly one daily post ------------------------------------------------------------
 
 
 async def test_two_bot_processes_post_once_and_count_each_answer_once(
-    discord_fake: FakeDiscord, tmp_path: Path
+    discord_fake: FakeDiscord, tmp_path: Path, db_url: str
 ) -> None:
     fake = discord_fake
-    db_path = tmp_path / "quiztutor.db"
-    await preconfigure_daily(db_path, fake)
+    await preconfigure_daily(db_url, fake)
     members = add_members(fake, 40)
-    env = bot_env(fake.env(), db_path)
+    env = bot_env(fake.env(), db_url)
     bots = [BotProcess(env, tmp_path / f"bot{i}.log") for i in (1, 2)]
     try:
         await asyncio.gather(*(b.start() for b in bots))
@@ -202,17 +195,17 @@ async def test_two_bot_processes_post_once_and_count_each_answer_once(
         rng = random.Random(3)
         for member in members:  # every event reaches both processes
             await fake.react(message, member, ANSWER_EMOJI[rng.randrange(2)])
-        await wait_rows(db_path, len(members), WAIT)
+        await wait_rows(db_url, len(members), WAIT)
         assert [await b.stop() for b in bots] == [0, 0]  # graceful: writers flushed
     finally:
         for b in bots:
             if b.proc is not None and b.proc.returncode is None:
                 await b.kill()
     assert len(daily_posts(fake)) == 1
-    assert sqlite_rows(db_path, "SELECT COUNT(*) FROM daily_post") == [(1,)]
-    rows = answer_rows(db_path)
+    assert db_rows(db_url, "SELECT COUNT(*) FROM daily_post") == [(1,)]
+    rows = answer_rows(db_url)
     assert len(rows) == len(set(rows)) == len(members)
-    assert integrity(db_path) == ["ok"]
+    assert integrity(db_url) == ["ok"]
 
 
 async def test_restarts_around_the_scheduled_minute_post_once_and_never_late(

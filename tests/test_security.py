@@ -39,6 +39,7 @@ from tests.support.daily import (
     post_todays_question,
     setup_daily,
 )
+from tests.support.db import table_names
 from tests.test_e2e_admin import QUIZ
 from tests.test_e2e_quiz import button
 
@@ -49,12 +50,8 @@ PERM_ID = "⚠️ Hanya anggota dengan izin Kelola Server yang bisa melakukan in
 
 async def snapshot(bot: QuizTutorBot) -> dict[str, list[Any]]:
     """Every row of every table: "no state change" means this is equal before and after."""
+    names = await table_names(bot.services.db)
     async with bot.services.db.engine.connect() as conn:
-        names = (
-            (await conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'")))
-            .scalars()
-            .all()
-        )
         return {
             name: sorted(map(tuple, (await conn.execute(text(f'SELECT * FROM "{name}"'))).all()))
             for name in sorted(names)

@@ -30,7 +30,8 @@ def test_readme_test_command_is_the_one_ci_runs() -> None:
         for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
         if "pytest" in line
     ]
-    assert len(ci) == 1 and ci[0] in README.splitlines()
+    # The README's command runs first (on SQLite); the PostgreSQL pass repeats pytest.
+    assert ci[0] in README.splitlines()
 
 
 def test_command_line_table_lists_every_command() -> None:

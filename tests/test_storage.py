@@ -8,12 +8,14 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlmodel import SQLModel, col, select
 
 from bot.storage import AnswerWriter, DailyAnswer, DailyPost, Database, backup
+from tests.support.db import table_names
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
 
@@ -45,17 +47,12 @@ async def test_downgrade_upgrade_round_trip(db: Database) -> None:
     await make_post(db)
     await db.migrate_to("base")
     assert await db.current_revision() is None
-    async with db.engine.connect() as conn:
-        tables = (
-            (await conn.execute(text("SELECT name FROM sqlite_master WHERE type='table'")))
-            .scalars()
-            .all()
-        )
-    assert set(tables) <= {"alembic_version"}
+    assert await table_names(db) <= {"alembic_version"}
     await db.migrate_to("head")
     assert await schema_diffs(db) == []
 
 
+@pytest.mark.sqlite_only
 async def test_open_creates_parent_dir_and_sets_pragmas(tmp_path: Path) -> None:
     db = await Database.open(f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'q.db'}")
     try:
@@ -134,6 +131,7 @@ async def test_writer_failure_reaches_submitter_and_writer_survives(db: Database
         await writer.close()
 
 
+@pytest.mark.sqlite_only
 async def test_backup_and_integrity_check(db: Database, tmp_path: Path) -> None:
     await make_post(db)
     assert await db.integrity_check() == []
@@ -142,3 +140,38 @@ async def test_backup_and_integrity_check(db: Database, tmp_path: Path) -> None:
         assert copy.execute("SELECT count(*) FROM daily_post").fetchone() == (1,)
         assert copy.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     copy.close()
+
+
+async def test_writer_first_submission_wins_for_every_batch_size(db: Database) -> None:
+    """Batches of 1..9 answers (statements are padded to powers of two by repeating the
+    last row): each member's first answer is stored and acknowledged, repeats are not."""
+    post_id = await make_post(db)
+    writer = AnswerWriter(db)
+    await writer.start()
+    expected: dict[int, int] = {}
+    acknowledged: list[bool] = []
+    first: list[bool] = []
+    try:
+        user = 0
+        for size in range(1, 10):
+            batch: list[tuple[int, int]] = []
+            for k in range(size):
+                # Every third answer repeats the previous member with another choice.
+                if k % 3 == 2:
+                    batch.append((user, 2))
+                else:
+                    user += 1
+                    batch.append((user, k % 2))
+            results = await asyncio.gather(
+                *(writer.submit(post_id, u, c, c == 0, NOW) for u, c in batch)
+            )
+            for (u, c), new in zip(batch, results, strict=True):
+                first.append(u not in expected)
+                acknowledged.append(new)
+                expected.setdefault(u, c)
+    finally:
+        await writer.close()
+    assert acknowledged == first
+    async with db.session() as session:
+        rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
+    assert {r.user_id: r.choice for r in rows} == expected

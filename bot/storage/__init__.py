@@ -1,6 +1,8 @@
-"""Storage: the async SQLite database, its tables and the batched answer writer."""
+"""Storage: the async database (SQLite or PostgreSQL), its tables, the batched answer
+writer, backups and health checks."""
 
-from bot.storage.database import DEFAULT_URL, Database, backup
+from bot.storage.backup import backup
+from bot.storage.database import DEFAULT_URL, Database
 from bot.storage.models import (
     CustomQuiz,
     DailyAnswer,

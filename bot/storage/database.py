@@ -1,11 +1,19 @@
-"""The async database: engine with SQLite pragmas, migrations at open, sessions, backups."""
+"""The async database (SQLite or PostgreSQL): engine, migrations at open, sessions, backups.
+
+SQLite gets its PRAGMAs on every connection; PostgreSQL gets a connection pool sized
+by the settings. Migrations run under a lock so several processes starting together
+on a new database all come up: an advisory lock on PostgreSQL, a lock file beside
+the database on SQLite.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
+import fcntl
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +29,49 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 DEFAULT_URL = "sqlite+aiosqlite:///data/quiztutor.db"
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 BUSY_TIMEOUT_MS = 10_000
+# pg_advisory_xact_lock key of the migrations (the single-bigint key space; the
+# per-guild settle lock uses the two-int key space, which never collides with it).
+MIGRATION_LOCK_KEY = 0x5154_4D49_4752  # "QTMIGR"
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Connection pool settings for a networked database (ignored for SQLite)."""
+
+    pool_size: int = 5
+    max_overflow: int = 5
+    pool_timeout_s: float = 30.0
+    connect_timeout_s: float = 10.0
+    pre_ping: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> EngineOptions:
+        return cls(
+            pool_size=settings.database_pool_size,
+            max_overflow=settings.database_max_overflow,
+            pool_timeout_s=settings.database_pool_timeout_s,
+            connect_timeout_s=settings.database_connect_timeout_s,
+            pre_ping=settings.database_pool_pre_ping,
+        )
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def engine_kwargs(url: str, options: EngineOptions) -> dict[str, Any]:
+    """create_async_engine arguments: PostgreSQL pools per the settings; SQLite as is."""
+    if is_sqlite(url):
+        return {}
+    kwargs: dict[str, Any] = {
+        "pool_size": options.pool_size,
+        "max_overflow": options.max_overflow,
+        "pool_timeout": options.pool_timeout_s,
+        "pool_pre_ping": options.pre_ping,
+    }
+    if make_url(url).get_driver_name() == "asyncpg":
+        kwargs["connect_args"] = {"timeout": options.connect_timeout_s}
+    return kwargs
 
 
 def alembic_config() -> Config:
@@ -38,6 +89,16 @@ def sqlite_path(url_or_path: str | Path) -> Path:
     if not database or database == ":memory:":
         raise ValueError(f"not a file database: {url_or_path}")
     return Path(database)
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL; None for other databases and in-memory SQLite."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return None
+    if parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        return None
+    return Path(parsed.database)
 
 
 def _set_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -59,13 +120,24 @@ class Database:
         self.url = url
         self._sessions = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
 
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
     @classmethod
-    async def open(cls, url: str = DEFAULT_URL, *, migrate: bool = True) -> Database:
-        parsed = make_url(url)
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url)
-        event.listen(engine.sync_engine, "connect", _set_pragmas)
+    async def open(
+        cls,
+        url: str = DEFAULT_URL,
+        *,
+        migrate: bool = True,
+        options: EngineOptions | None = None,
+    ) -> Database:
+        sqlite_file = _sqlite_file(url)
+        if sqlite_file is not None:
+            sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, **engine_kwargs(url, options or EngineOptions()))
+        if engine.dialect.name == "sqlite":
+            event.listen(engine.sync_engine, "connect", _set_pragmas)
         db = cls(engine, url)
         if migrate:
             await db.migrate_to("head")
@@ -105,32 +177,54 @@ class Database:
             else:
                 command.upgrade(config, revision)
 
-        async with self.engine.begin() as conn:
+        async with self._migration_lock(), self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # Held until this transaction ends; PostgreSQL's DDL is transactional,
+                # so the next process sees either no tables or all of them.
+                await conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
+                )
             await conn.run_sync(run)
+
+    @asynccontextmanager
+    async def _migration_lock(self) -> AsyncIterator[None]:
+        """SQLite: an exclusive lock on a file beside the database, for the migration.
+
+        SQLite runs DDL outside the driver's transaction, so two processes migrating one
+        new file at once would both create tables; the second waits here instead, then
+        finds the schema at head. The file stays (empty); it is only ever locked.
+        """
+        sqlite_file = _sqlite_file(self.url)
+        if sqlite_file is None:
+            yield
+            return
+        lock_path = sqlite_file.with_name(sqlite_file.name + ".migrate-lock")
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            # flock blocks: wait in a thread so the event loop keeps running.
+            await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     # -- maintenance ------------------------------------------------------------
 
     async def integrity_check(self) -> list[str]:
-        """SQLite's integrity check; an empty list means the file is sound."""
+        """Problems found; an empty list means the database is sound.
+
+        SQLite: `PRAGMA integrity_check` over the whole file. PostgreSQL checks its own
+        pages; what is left to look at is an index an interrupted build left invalid.
+        """
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(text("PRAGMA integrity_check"))).scalars().all()
-        return [] if list(rows) == ["ok"] else [str(row) for row in rows]
+            if conn.dialect.name == "sqlite":
+                rows = (await conn.execute(text("PRAGMA integrity_check"))).scalars().all()
+                return [] if list(rows) == ["ok"] else [str(row) for row in rows]
+            invalid = await conn.execute(
+                text("SELECT indexrelid::regclass::text FROM pg_index WHERE NOT indisvalid")
+            )
+            return [f"index {name} is invalid (REINDEX it)" for name in invalid.scalars()]
 
     async def backup(self, dest_path: str | Path) -> Path:
+        from bot.storage.backup import backup
+
         return await backup(self.url, dest_path)
-
-
-async def backup(db_url_or_path: str | Path, dest_path: str | Path) -> Path:
-    """A consistent copy via sqlite3's online backup API (safe while the bot writes)."""
-    source = sqlite_path(db_url_or_path)
-    dest = Path(dest_path)
-
-    def copy() -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(source) as src, sqlite3.connect(dest) as out:
-            src.backup(out)
-        src.close()
-        out.close()
-
-    await asyncio.to_thread(copy)
-    return dest

@@ -5,23 +5,33 @@ One writer task drains a queue and commits whatever has gathered in ONE transact
 submitter's future: an answer is acknowledged only after it is committed. SQLite
 allows one writer at a time anyway, so one task batching is the fastest safe shape;
 a session per answer pays a transaction (and an fsync-ish WAL append) each.
+
+The statement is SQLAlchemy Core's dialect-aware insert (SQLite and PostgreSQL both
+have `on_conflict_do_nothing`), run as an executemany: SQLAlchemy's "insertmanyvalues"
+turns it into multi-row VALUES statements, with each driver's own placeholders and
+datetime handling, and the compiled statement is cached.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 
 from bot.storage.database import Database
 
 log = logging.getLogger(__name__)
 
-# 5 bound values per row; stays well under SQLite's 32766 variables per statement.
-ROWS_PER_STATEMENT = 500
+# Rows per multi-VALUES statement (5 bound values per row: well under SQLite's 32766
+# variables per statement and PostgreSQL's 32767 parameters).
+ROWS_PER_STATEMENT = 512
 MAX_BATCH = 5000
+COLUMNS = ("post_id", "user_id", "choice", "correct", "answered_at")
 
 
 @dataclass
@@ -34,18 +44,79 @@ class _Pending:
     future: asyncio.Future[bool] = field(repr=False)
 
 
-@functools.cache
-def _insert_sql(rows: int) -> str:
-    values = ",".join(["(?, ?, ?, ?, ?)"] * rows)
-    return (
-        "INSERT INTO daily_answer (post_id, user_id, choice, correct, answered_at) "
-        f"VALUES {values} ON CONFLICT DO NOTHING RETURNING post_id, user_id"
+_COMPILED: dict[tuple[str, str, str, int], tuple[str, tuple[int, ...] | None]] = {}
+
+
+def _insert_sql(dialect: sa.Dialect, rows: int) -> tuple[str, tuple[int, ...] | None]:
+    # Every engine has its own dialect object; the SQL depends only on these.
+    key = (dialect.name, dialect.driver, str(dialect.paramstyle), rows)
+    if key not in _COMPILED:
+        _COMPILED[key] = _compile_insert(dialect, rows)
+    return _COMPILED[key]
+
+
+def _compile_insert(dialect: sa.Dialect, rows: int) -> tuple[str, tuple[int, ...] | None]:
+    """`INSERT ... VALUES (..) x rows ON CONFLICT DO NOTHING RETURNING post_id, user_id`.
+
+    Built with SQLAlchemy Core's dialect-aware insert (SQLite and PostgreSQL both have
+    `on_conflict_do_nothing`) and compiled for the engine's own dialect and driver
+    (`?` for sqlite3, `$n` for asyncpg). Returns the SQL and, for each placeholder in
+    order, the index of its value in the flat row-major parameter list. Cached per row
+    count; `_padded` keeps the counts to a few.
+    """
+    table = sa.table("daily_answer", *(sa.column(name) for name in COLUMNS))
+    if dialect.name == "postgresql":
+        insert: Any = postgresql.insert
+    elif dialect.name == "sqlite":
+        insert = sqlite.insert
+    else:
+        raise NotImplementedError(
+            f"the answer writer supports SQLite and PostgreSQL, not {dialect.name}"
+        )
+    names = [f"{column}_{row}" for row in range(rows) for column in COLUMNS]
+    statement = (
+        insert(table)
+        .values(
+            [{column: sa.bindparam(f"{column}_{row}") for column in COLUMNS} for row in range(rows)]
+        )
+        .on_conflict_do_nothing()
+        .returning(table.c.post_id, table.c.user_id)
     )
+    compiled = statement.compile(dialect=dialect)
+    order = compiled.positiontup or names
+    index = {name: i for i, name in enumerate(names)}
+    positions = tuple(index[name] for name in order)
+    # None: the placeholders are in row-major order already (sqlite3, asyncpg).
+    return str(compiled), None if positions == tuple(range(len(names))) else positions
 
 
-def _db_time(value: datetime) -> str:
-    # The storage format of SQLAlchemy's SQLite DateTime (naive UTC, see UTCDateTime).
+PAD_STEP = 64
+
+
+def _padded(rows: int) -> int:
+    """The statement size for `rows` rows: the next power of two up to 64, then the next
+    multiple of 64 (at most 14 compiled statements per dialect). The extra rows repeat
+    the chunk's last row and ON CONFLICT DO NOTHING drops the repeats, so every chunk is
+    one statement whatever its size."""
+    if rows <= PAD_STEP:
+        return 1 << (rows - 1).bit_length()
+    return -(-rows // PAD_STEP) * PAD_STEP
+
+
+def _compile_all(dialect: sa.Dialect) -> None:
+    for size in sorted({_padded(n) for n in range(1, ROWS_PER_STATEMENT + 1)}):
+        _insert_sql(dialect, size)
+
+
+def _sqlite_time(value: datetime) -> str:
+    # SQLAlchemy's SQLite DateTime storage format, naive UTC (see models.UTCDateTime).
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _naive_utc(value: datetime) -> datetime:
+    # TIMESTAMP WITHOUT TIME ZONE holds naive UTC (see models.UTCDateTime); asyncpg
+    # takes datetime objects, never strings.
+    return value.astimezone(UTC).replace(tzinfo=None)
 
 
 class WriterClosed(RuntimeError):
@@ -60,11 +131,17 @@ class AnswerWriter:
         # None stops the writer; a bare future is a flush marker (see `flush`).
         self._queue: asyncio.Queue[_Pending | asyncio.Future[None] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._warm: asyncio.Task[None] | None = None
         self._closing = False
 
     async def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="answer-writer")
+            # Compiling the statements takes ~0.1 s: do it in a thread while the bot
+            # logs in, not in the first burst of reactions (a miss compiles inline).
+            self._warm = asyncio.create_task(
+                asyncio.to_thread(_compile_all, self._db.engine.dialect), name="writer-warm-up"
+            )
 
     async def submit(
         self, post_id: int, user_id: int, choice: int, correct: bool, answered_at: datetime
@@ -85,6 +162,8 @@ class AnswerWriter:
         """Stop accepting answers, write everything queued, then end the task."""
         if self._task is None:
             return
+        if self._warm is not None:
+            await asyncio.gather(self._warm, return_exceptions=True)
         self._closing = True
         self._queue.put_nowait(None)
         await self._task
@@ -124,30 +203,30 @@ class AnswerWriter:
     async def _write(self, batch: list[_Pending]) -> None:
         inserted: set[tuple[int, int]] = set()
         try:
+            dialect = self._db.engine.dialect
+            when = _sqlite_time if dialect.name == "sqlite" else _naive_utc
             async with self._db.engine.begin() as conn:
                 for start in range(0, len(batch), ROWS_PER_STATEMENT):
                     chunk = batch[start : start + ROWS_PER_STATEMENT]
-                    params: list[object] = []
+                    values: list[object] = []
                     for p in chunk:
-                        params += (
-                            p.post_id,
-                            p.user_id,
-                            p.choice,
-                            p.correct,
-                            _db_time(p.answered_at),
-                        )
-                    # Plain driver SQL: compiling a 500-row multi-VALUES construct in
-                    # SQLAlchemy costs more than the insert itself.
-                    result = await conn.exec_driver_sql(_insert_sql(len(chunk)), tuple(params))
-                    rows: list[tuple[int, int]] = [tuple(row) for row in result]  # type: ignore[misc]
-                    inserted.update(rows)
+                        values += (p.post_id, p.user_id, p.choice, p.correct, when(p.answered_at))
+                    size = _padded(len(chunk))
+                    values += values[-len(COLUMNS) :] * (size - len(chunk))
+                    sql, order = _insert_sql(dialect, size)
+                    # Driver-level execution of the compiled statement: SQLAlchemy's
+                    # per-row parameter processing would cost more than the insert.
+                    params = tuple(values) if order is None else tuple(values[i] for i in order)
+                    result = await conn.exec_driver_sql(sql, params)
+                    returned: list[Any] = list(result)
+                    inserted.update((row[0], row[1]) for row in returned)
         except Exception as exc:  # one bad batch must not kill the writer
             log.exception("writing %d answers failed", len(batch))
             for pending in batch:
                 if not pending.future.done():
                     pending.future.set_exception(exc)
             return
-        # SQLite inserts VALUES rows in order, so the first submission of a key won.
+        # Both databases insert VALUES rows in order, so the first submission of a key won.
         for pending in batch:
             key = (pending.post_id, pending.user_id)
             new = key in inserted

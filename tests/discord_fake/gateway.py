@@ -46,6 +46,15 @@ def required_intent(event: str, data: dict[str, Any]) -> int:
     return 0
 
 
+def _guild_of(event: str, data: dict[str, Any]) -> int | None:
+    """The guild an event belongs to (GUILD_CREATE/UPDATE/DELETE carry it as their id)."""
+    if "guild_id" in data and data["guild_id"] is not None:
+        return int(data["guild_id"])
+    if event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE") and "id" in data:
+        return int(data["id"])
+    return None
+
+
 @dataclass
 class Session:
     id: str
@@ -96,11 +105,28 @@ class Gateway:
     def live(self) -> list[Session]:
         return [s for s in self.sessions.values() if not s.ended]
 
+    @staticmethod
+    def owns(session: Session, guild_id: int | None) -> bool:
+        """Whether Discord sends this guild's events to the session's shard.
+
+        A guild belongs to shard (guild_id >> 22) % shard_count; events without a guild
+        (DMs) go to shard 0. A session that identified without a shard gets everything.
+        """
+        shard_id, shard_count = session.shard[0], session.shard[1]
+        if shard_count <= 1:
+            return True
+        if guild_id is None:
+            return shard_id == 0
+        return (guild_id >> 22) % shard_count == shard_id
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Deliver to every live session that asked for this event's intent."""
+        """Deliver to every live session of the event's shard that asked for its intent."""
         need = required_intent(event, data)
+        guild_id = _guild_of(event, data)
         for session in self.live:
             if need and not session.intents & need:
+                continue
+            if not self.owns(session, guild_id):
                 continue
             payload = data
             if (
@@ -167,10 +193,11 @@ class Gateway:
         )
         session.ws = ws
         self.sessions[session.id] = session
+        guilds = [g for g in fake.guilds.values() if self.owns(session, g.id)]
         ready = {
             "v": 10,
             "user": {**fake.bot_user.payload(), "verified": True, "mfa_enabled": False},
-            "guilds": [{"id": str(g), "unavailable": True} for g in fake.guilds],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": session.id,
             "resume_gateway_url": fake.gateway_url,
             "shard": session.shard,
@@ -187,7 +214,7 @@ class Gateway:
         }
         # GUILD_CREATEs go in the same burst so discord.py's ready delay sees them at once.
         await session.send("READY", ready)
-        for guild in fake.guilds.values():
+        for guild in guilds:
             members = (
                 list(guild.members.values())
                 if session.intents & GUILD_MEMBERS

@@ -57,6 +57,17 @@ class Snowflakes:
         self._last = max(candidate, self._last + 1)
         return self._last
 
+    def next_on_shard(self, shard_id: int, shard_count: int) -> int:
+        """The next id of a guild that Discord puts on `shard_id` ((id >> 22) % count)."""
+        candidate = self.next()
+        stamp = candidate >> 22
+        while stamp % shard_count != shard_id:
+            stamp += 1
+        if stamp != candidate >> 22:
+            candidate = stamp << 22
+        self._last = candidate
+        return candidate
+
 
 def iso_now() -> str:
     return dt.datetime.now(dt.UTC).isoformat()

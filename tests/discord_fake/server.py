@@ -119,8 +119,13 @@ class FakeDiscord(Driver):
     locales en-US, id, de).
     """
 
-    def __init__(self, *, token: str = "fake-token", heartbeat_interval_ms: int = 5000) -> None:
+    def __init__(
+        self, *, token: str = "fake-token", heartbeat_interval_ms: int = 5000, shard_count: int = 1
+    ) -> None:
         self.token = token
+        # What GET /gateway/bot recommends; events are routed by each session's own
+        # IDENTIFY shard [id, count] either way (see Gateway.owns).
+        self.shard_count = shard_count
         self.snowflakes = Snowflakes()
         self.bot_user = FakeUser(self.snowflakes.next(), "quiztutor", bot=True)
         self.application_id = self.bot_user.id
@@ -266,13 +271,20 @@ class FakeDiscord(Driver):
         admins: list[FakeUser] = (),  # type: ignore[assignment]
         members: list[FakeUser] = (),  # type: ignore[assignment]
         locale: str = "en-US",
+        shard: int | None = None,
     ) -> FakeGuild:
         """Create a guild (owner: a separate user) with text channels, roles and members.
 
+        `shard`: give it an id on that shard of `shard_count` (Discord's formula).
         Adding it after a bot connected needs ``await fake.announce_guild(guild)``.
         """
         owner = self.add_user(f"{name.lower().replace(' ', '_')}_owner")
-        guild = FakeGuild(self.snowflakes.next(), name, owner.id, locale=locale)
+        guild_id = (
+            self.snowflakes.next()
+            if shard is None
+            else self.snowflakes.next_on_shard(shard, self.shard_count)
+        )
+        guild = FakeGuild(guild_id, name, owner.id, locale=locale)
         guild.roles[guild.id] = FakeRole(guild.id, "@everyone", EVERYONE_PERMISSIONS)
         admin_role = FakeRole(self.snowflakes.next(), "Quiz Admin", ADMIN_PERMISSIONS, position=2)
         bot_role = FakeRole(
@@ -620,7 +632,9 @@ class FakeDiscord(Driver):
 
     async def _get_gateway_bot(self, call: Call, body: _Body) -> web.StreamResponse:
         limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
-        return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+        return _json(
+            {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": limit}
+        )
 
     async def _get_gateway(self, call: Call, body: _Body) -> web.StreamResponse:
         return _json({"url": self.gateway_url})

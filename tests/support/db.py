@@ -1,14 +1,16 @@
-"""Database fixtures: a migrated SQLite file per test and a small quiz bank.
+"""Database fixtures: a migrated database per test and a small quiz bank.
 
-Real files (not :memory:) so WAL, locking and reopening behave as in production.
+The database is the test's own (`db_url`, tests/support/backend.py): a real SQLite file
+(not :memory:, so WAL, locking and reopening behave as in production) or, with
+QUIZTUTOR_TEST_DB=postgres, a fresh database on a PostgreSQL server.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from bot.quizbank import Quiz, QuizBank, parse_quiz
 from bot.storage import Database, MemberStats
@@ -43,11 +45,6 @@ def bank() -> QuizBank:
     return QuizBank(
         [make_quiz("mixed", [0, 1, 2, 1, 0], prefix="mx"), make_quiz("accum", [2, 0, 1])]
     )
-
-
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite+aiosqlite:///{tmp_path / 'quiztutor.db'}"
 
 
 @pytest.fixture
@@ -87,3 +84,9 @@ async def seed_member_stats(
                 )
             )
         await session.commit()
+
+
+async def table_names(db: Database) -> set[str]:
+    """The tables in the database (either backend)."""
+    async with db.engine.connect() as conn:
+        return set(await conn.run_sync(lambda sync: sa.inspect(sync).get_table_names()))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -130,12 +129,12 @@ class BotProcess:
         return code
 
 
-def bot_env(fake_env: dict[str, str], db_path: Path, **extra: Any) -> dict[str, str]:
-    """Environment of a bot child: the stand-in, its own database file, no torch worker."""
+def bot_env(fake_env: dict[str, str], database_url: str, **extra: Any) -> dict[str, str]:
+    """Environment of a bot child: the stand-in, the test's database, no torch worker."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "QUIZ_"))}
     env.update(fake_env)
     env.update(
-        DATABASE_URL=f"sqlite+aiosqlite:///{db_path}",
+        DATABASE_URL=database_url,
         DEMO_WORKER="false",
         LOG_LEVEL="INFO",
         PYTHONPATH=str(ROOT),
@@ -144,12 +143,22 @@ def bot_env(fake_env: dict[str, str], db_path: Path, **extra: Any) -> dict[str, 
     return env
 
 
-def sqlite_rows(db_path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """A plain read from another process's database (WAL readers never block the writer)."""
-    with sqlite3.connect(db_path, timeout=10) as conn:
-        rows = conn.execute(sql, params).fetchall()
-    conn.close()
-    return rows
+def db_rows(database_url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """A plain read from another process's database (SQLite WAL readers never block it)."""
+    from tests.support.backend import db_rows as read
+
+    return read(database_url, sql, params)
+
+
+def integrity(database_url: str) -> list[str]:
+    """["ok"] when the database is sound: SQLite's integrity check; on PostgreSQL, no
+    index left invalid (what an interrupted index build leaves behind)."""
+    if database_url.startswith("sqlite"):
+        return [str(r[0]) for r in db_rows(database_url, "PRAGMA integrity_check")]
+    invalid = db_rows(
+        database_url, "SELECT indexrelid::regclass::text FROM pg_index WHERE NOT indisvalid"
+    )
+    return [f"invalid index {r[0]}" for r in invalid] or ["ok"]
 
 
 if __name__ == "__main__":
