@@ -8,11 +8,13 @@ milliseconds of work each); everything else runs in this process.
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import multiprocessing as mp
 import re
 import warnings
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -113,13 +115,19 @@ def _flat_grad(model: nn.Module) -> list[float]:
     return torch.cat([p.grad.reshape(-1) for p in model.parameters()]).tolist()
 
 
-def _ddp_worker(rank: int, store_path: str, out: Any) -> None:
-    try:
-        out.put((rank, _ddp_run(rank, store_path)))
-    except BaseException:  # report instead of leaving the parent waiting
-        import traceback
+def _ddp_worker(rank: int, store_path: str, out_dir: str) -> None:
+    # A plain file per rank: a multiprocessing.Queue's feeder thread can deadlock in a child
+    # forked from a process that already runs threads (as pytest's does after other tests).
+    import faulthandler
+    import sys
+    import traceback
 
-        out.put((rank, traceback.format_exc()))
+    faulthandler.dump_traceback_later(60, exit=True, file=sys.__stderr__)  # never linger
+    try:
+        result: Any = _ddp_run(rank, store_path)
+    except BaseException:
+        result = traceback.format_exc()
+    Path(out_dir, f"rank{rank}.json").write_text(json.dumps(result), encoding="utf-8")
 
 
 def _ddp_run(rank: int, store_path: str) -> dict[str, Any]:
@@ -196,25 +204,28 @@ def _ddp_run(rank: int, store_path: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def ddp_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]:
-    # DDP's first construction imports torch._dynamo (~2 s); do it once here, not in every rank.
-    import torch._dynamo  # noqa: F401
-
-    ctx = mp.get_context("fork")
-    out = ctx.Queue()
-    store = str(tmp_path_factory.mktemp("ddp") / "store")
-    procs = [ctx.Process(target=_ddp_worker, args=(r, store, out)) for r in range(WORLD)]
+    # forkserver, not fork: a child forked from pytest's process (which has run threads and
+    # OpenMP regions by now) can deadlock. The server starts clean, imports torch and
+    # torch._dynamo (which DDP's first construction needs, ~2 s) once, then forks the ranks.
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "torch._dynamo", "torch.distributed", __name__])
+    out_dir = tmp_path_factory.mktemp("ddp")
+    store = str(out_dir / "store")
+    procs = [ctx.Process(target=_ddp_worker, args=(r, store, str(out_dir))) for r in range(WORLD)]
     for p in procs:
         p.start()
-    try:
-        results = dict(out.get(timeout=60) for _ in procs)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
+    for p in procs:
+        p.join(timeout=90)
+        if p.is_alive():
+            p.kill()
+            p.join()
+    results = {}
+    for rank in range(WORLD):
+        file = out_dir / f"rank{rank}.json"
+        assert file.exists(), f"DDP rank {rank} wrote no result (exit code {procs[rank].exitcode})"
+        results[rank] = json.loads(file.read_text(encoding="utf-8"))
     failures = [r for r in results.values() if isinstance(r, str)]
     assert not failures, failures[0]
-    assert all(p.exitcode == 0 for p in procs)
     return results
 
 
