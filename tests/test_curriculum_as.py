@@ -116,21 +116,27 @@ def _flat_grad(model: nn.Module) -> list[float]:
 
 
 def _ddp_worker(rank: int, store_path: str, out_dir: str) -> None:
-    # A plain file per rank: a multiprocessing.Queue's feeder thread can deadlock in a child
-    # forked from a process that already runs threads (as pytest's does after other tests).
+    # A plain file per rank, then os._exit: tearing down DDP and gloo objects in a throwaway
+    # process can hang now and then, and nothing after the result is needed.
     import faulthandler
+    import os
     import sys
     import traceback
 
     faulthandler.dump_traceback_later(60, exit=True, file=sys.__stderr__)  # never linger
+    out = Path(out_dir, f"rank{rank}.json")
     try:
-        result: Any = _ddp_run(rank, store_path)
+        keep: list[object] = []  # the DDP objects stay alive until the process ends
+        out.write_text(json.dumps(_ddp_run(rank, store_path, keep)), encoding="utf-8")
+        code = 0
     except BaseException:
-        result = traceback.format_exc()
-    Path(out_dir, f"rank{rank}.json").write_text(json.dumps(result), encoding="utf-8")
+        out.write_text(json.dumps(traceback.format_exc()), encoding="utf-8")
+        code = 1
+    sys.stderr.flush()
+    os._exit(code)
 
 
-def _ddp_run(rank: int, store_path: str) -> dict[str, Any]:
+def _ddp_run(rank: int, store_path: str, keep: list[object]) -> dict[str, Any]:
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -141,6 +147,7 @@ def _ddp_run(rank: int, store_path: str) -> dict[str, Any]:
 
     def counted(name: str) -> DDP:
         ddp = DDP(_model())
+        keep.append(ddp)
         results[name + "_allreduces"] = 0
 
         # No annotations: DDP compares them with dist.GradBucket, and this module's are strings.
@@ -192,26 +199,25 @@ def _ddp_run(rank: int, store_path: str) -> dict[str, Any]:
     }
     for name, scale in scalings.items():
         ddp = DDP(_model())
+        keep.append(ddp)
         for k in range(2):
             x, y = _micro_batch(rank, k, _tokens(rank, k))
             ctx = ddp.no_sync() if k == 0 else torch.enable_grad()
             with ctx:
                 scale(F.cross_entropy(ddp(x), y, reduction="sum")).backward()
         results[f"tokens_{name}"] = _flat_grad(ddp.module)
-    dist.destroy_process_group()
+    dist.barrier()
     return results
 
 
-@pytest.fixture(scope="module")
-def ddp_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]:
-    # forkserver, not fork: a child forked from pytest's process (which has run threads and
-    # OpenMP regions by now) can deadlock. The server starts clean, imports torch and
-    # torch._dynamo (which DDP's first construction needs, ~2 s) once, then forks the ranks.
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["torch", "torch._dynamo", "torch.distributed", __name__])
-    out_dir = tmp_path_factory.mktemp("ddp")
-    store = str(out_dir / "store")
-    procs = [ctx.Process(target=_ddp_worker, args=(r, store, str(out_dir))) for r in range(WORLD)]
+def _ddp_launcher(out_dir: str) -> None:
+    """Runs in a fresh spawned interpreter: imports once, then forks the ranks from there."""
+    # DDP's first construction imports torch._dynamo (~2 s); do it once, before forking.
+    import torch._dynamo  # noqa: F401
+
+    ctx = mp.get_context("fork")  # safe here: this process has run no threads or torch ops
+    store = str(Path(out_dir, "store"))
+    procs = [ctx.Process(target=_ddp_worker, args=(r, store, out_dir)) for r in range(WORLD)]
     for p in procs:
         p.start()
     for p in procs:
@@ -219,10 +225,23 @@ def ddp_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str,
         if p.is_alive():
             p.kill()
             p.join()
+
+
+@pytest.fixture(scope="module")
+def ddp_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]:
+    # Not a fork of pytest's process (after other torch tests it can deadlock), and not the
+    # process-wide forkserver (bot.demo_runner owns that one and its environment).
+    out_dir = tmp_path_factory.mktemp("ddp")
+    launcher = mp.get_context("spawn").Process(target=_ddp_launcher, args=(str(out_dir),))
+    launcher.start()
+    launcher.join(timeout=180)
+    if launcher.is_alive():
+        launcher.kill()
+        launcher.join()
     results = {}
     for rank in range(WORLD):
         file = out_dir / f"rank{rank}.json"
-        assert file.exists(), f"DDP rank {rank} wrote no result (exit code {procs[rank].exitcode})"
+        assert file.exists(), f"DDP rank {rank} wrote no result (launcher exit {launcher.exitcode})"
         results[rank] = json.loads(file.read_text(encoding="utf-8"))
     failures = [r for r in results.values() if isinstance(r, str)]
     assert not failures, failures[0]
