@@ -96,7 +96,7 @@ async def test_setup_status_permissions_and_refusals(
         )
         assert fake.messages(fake.channel) == [] and fake.messages(fake.channel2) == []
 
-        topics = await fake.autocomplete(fake.admin, "daily setup", "topic", "grad")
+        topics = await fake.autocomplete(fake.admin, "daily setup", "topic", "gradient-acc")
         assert [c["value"] for c in topics] == ["gradient-accumulation"]
 
         off = await fake.slash(fake.admin, "daily off")

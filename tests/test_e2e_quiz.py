@@ -184,7 +184,7 @@ async def test_topic_autocomplete_lists_quizzes_in_the_members_language(
     fake = discord_fake
     member = next(u for u in fake.users_list if u.locale == "id")
     async with start_bot():
-        choices = await fake.autocomplete(member, "quiz start", "topic", "akum")
+        choices = await fake.autocomplete(member, "quiz start", "topic", "kuis akum")
         assert choices == [{"name": "Kuis Akumulasi Gradien", "value": "gradient-accumulation"}]
 
 
