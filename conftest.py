@@ -9,4 +9,5 @@ pytest_plugins = [
     "tests.support.bot",
     "tests.discord_fake.plugin",
     "tests.support.db",
+    "tests.support.driver",
 ]

@@ -84,15 +84,8 @@ class QuizSessions:
     ) -> QuizSession:
         """A new session of `count` random questions (all when None); stops the user's old one."""
         # Shipped quizzes and this server's own; never another server's uploads.
-        questions = self.bank.visible_questions(guild_id, quiz_id)
-        if not questions:
-            raise UserError("quiz.no_questions")
-        if count is None:
-            count = len(questions)
-        if isinstance(count, bool) or not 1 <= count <= len(questions):
-            raise UserError("quiz.bad_count", count=count, max=len(questions))
         rng = random.Random(seed)
-        picked = rng.sample(questions, count)
+        picked = self.bank.pick_questions(guild_id, quiz_id, count, rng)
         now = self.clock()
         session_row = QuizSession(
             id=secrets.token_urlsafe(8),

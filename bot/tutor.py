@@ -29,18 +29,11 @@ _CODE = re.compile(r"`([^`\n]+)`")
 _OPEN, _CLOSE = "\x02", "\x03"  # code-span markers while wrapping
 
 
-def pick_questions(bank: QuizBank, quiz_id: str | None, count: int | None, rng: random.Random):  # type: ignore[no-untyped-def]
-    """The questions of a run, in order; shared by every front end."""
-    if quiz_id is not None and quiz_id not in bank.quizzes:
-        raise UserError("quiz.unknown_topic", topic=quiz_id, available=", ".join(bank.quizzes))
-    questions = bank.all_questions(quiz_id)
-    if count is None:
-        count = len(questions)
-    if not 1 <= count <= len(questions):
-        raise UserError("quiz.bad_count", count=count, max=len(questions))
-    if quiz_id is None or count < len(questions):
-        questions = rng.sample(questions, count)
-    return questions
+def pick_questions(
+    bank: QuizBank, quiz_id: str | None, count: int | None, rng: random.Random
+) -> list[Question]:
+    """The terminal's run: the bank's one selection rule; a whole quiz keeps its order."""
+    return bank.pick_questions(None, quiz_id, count, rng, shuffle=False)
 
 
 class Printer:

@@ -11,7 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench.__main__ import BENCHMARKS
+
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
 

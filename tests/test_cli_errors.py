@@ -19,6 +19,9 @@ import pytest
 from bot.quizbank import QuizBank
 from tests.discord_fake.server import FakeDiscord
 
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 QUIZ = (ROOT / "quizzes" / "mixed-precision.yaml").read_text(encoding="utf-8")
 

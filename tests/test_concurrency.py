@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
 from alembic.script import ScriptDirectory
 from sqlmodel import select
 
@@ -21,6 +22,9 @@ from bot.storage.database import alembic_config
 from tests.discord_fake.server import FakeDiscord
 from tests.support.db import seed_member_stats
 from tests.support.subprocess_bot import BotProcess, bot_env, db_rows
+
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 NOW = datetime(2026, 5, 3, 1, 0, tzinfo=UTC)
 D1, D2 = date(2026, 5, 1), date(2026, 5, 2)

@@ -26,6 +26,9 @@ from bot.quizbank import SHIPPED_DIR, QuizBank
 from bot.quizbank.schema import Question, Quiz
 from experiments.catalog import CATALOG
 
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 QUIZ_ID = "accumulation-at-scale"
 WORLD = 4
 MICRO_BATCHES = 4

@@ -4,7 +4,7 @@ hand-moved clock. Job functions are called directly; APScheduler only holds them
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -20,152 +20,26 @@ from bot.daily import (
     AnswerStatus,
     DailyJobs,
     DailyService,
-    RevealSummary,
     guild_job_id,
     reveal_job_id,
     schedule_for,
 )
-from bot.errors import PublishRefused, StopReason
+from bot.errors import StopReason
 from bot.quizbank import QuizBank
 from bot.schedule import next_post_at
-from bot.storage import DailyAnswer, DailyPost, Database, GuildDailyConfig
-
-G1, G2 = 1, 2
-CH1, CH2 = 10, 20
-BOT = 999
-# 07:30 in Jakarta (UTC+7) on 2026-05-01.
-T0 = datetime(2026, 5, 1, 0, 30, tzinfo=UTC)
-DAY1 = date(2026, 5, 1)
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-class FakePublisher:
-    """Records what the driver asked Discord to do, in order."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any]] = []
-        self.refuse: dict[int, StopReason] = {}  # channel id -> PublishRefused reason
-        self.broken: set[int] = set()  # channel ids whose posts fail with a server error
-        self.failing_reveals = 0  # the next N reveals fail with a server error
-        self.reactions: dict[int, list[tuple[int, int]]] = {}  # message id -> (user, choice)
-        self._next_id = 5000
-
-    @property
-    def posts(self) -> list[tuple[int, date, str, int]]:
-        return [e[1] for e in self.events if e[0] == "post"]
-
-    @property
-    def reveals(self) -> list[RevealSummary]:
-        return [e[1] for e in self.events if e[0] == "reveal"]
-
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
-        await asyncio.sleep(0)  # let a concurrent driver interleave
-        if config.channel_id in self.refuse:
-            raise PublishRefused(self.refuse[config.channel_id])
-        if config.channel_id in self.broken:
-            raise RuntimeError("503 Service Unavailable")
-        self._next_id += 1
-        self.events.append(("post", (config.guild_id, day, question_id, self._next_id)))
-        return self._next_id
-
-    async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
-        self.events.append(("reactions", message_id))
-
-    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
-        await asyncio.sleep(0)  # let a concurrent driver interleave
-        if self.failing_reveals:
-            self.failing_reveals -= 1
-            raise RuntimeError("503 Service Unavailable")
-        self.events.append(("reveal", summary))
-        self._next_id += 1
-        return self._next_id
-
-    async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
-        assert post.message_id is not None
-        return list(self.reactions.get(post.message_id, []))
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(T0)
-
-
-@pytest.fixture
-def publisher() -> FakePublisher:
-    return FakePublisher()
-
-
-@pytest.fixture
-async def make_daily(
-    open_db: Callable[[], Awaitable[Database]], bank: QuizBank, clock: Clock
-) -> AsyncIterator[Callable[[], Awaitable[DailyService]]]:
-    """A DailyService on its own connection to the test's file (one per "process")."""
-    services: list[DailyService] = []
-
-    async def make() -> DailyService:
-        service = DailyService(await open_db(), bank, clock=clock)
-        await service.start()
-        services.append(service)
-        return service
-
-    yield make
-    for service in services:
-        await service.close()
-
-
-@pytest.fixture
-async def daily(make_daily: Callable[[], Awaitable[DailyService]]) -> DailyService:
-    return await make_daily()
-
-
-@pytest.fixture
-async def make_jobs(
-    publisher: FakePublisher, clock: Clock
-) -> AsyncIterator[Callable[[DailyService], DailyJobs]]:
-    """A driver per "process". Its scheduler is started paused: jobs are stored (and
-    replaced) as in production, but only ever run when a test calls them."""
-    schedulers: list[AsyncIOScheduler] = []
-
-    def make(daily: DailyService) -> DailyJobs:
-        scheduler = AsyncIOScheduler(timezone=UTC)
-        scheduler.start(paused=True)
-        schedulers.append(scheduler)
-        jobs = DailyJobs(daily, publisher, scheduler, clock=clock)
-        jobs.bot_user_id = BOT
-        return jobs
-
-    yield make
-    for scheduler in schedulers:
-        scheduler.shutdown(wait=False)
-
-
-@pytest.fixture
-async def jobs(daily: DailyService, make_jobs: Callable[[DailyService], DailyJobs]) -> DailyJobs:
-    return make_jobs(daily)
-
-
-async def configure(daily: DailyService, guild_id: int = G1, **kw: Any) -> GuildDailyConfig:
-    values: dict[str, Any] = {
-        "channel_id": CH1 if guild_id == G1 else CH2,
-        "time": "07:30",
-        "timezone": "Asia/Jakarta",
-        "topic": "mixed",
-    }
-    values.update(kw)
-    return await daily.configure(guild_id, **values)
-
-
-async def post_of(daily: DailyService, guild_id: int, day: date) -> DailyPost:
-    post = await daily.post_for_day(guild_id, day)
-    assert post is not None and post.id is not None and post.message_id is not None
-    return post
+from bot.storage import DailyAnswer, DailyPost, GuildDailyConfig
+from tests.support.clock import Clock
+from tests.support.driver import (
+    BOT,
+    CH1,
+    DAY1,
+    G1,
+    G2,
+    T0,
+    FakePublisher,
+    configure,
+    post_of,
+)
 
 
 def right_and_wrong(bank: QuizBank, post: DailyPost) -> tuple[int, int]:

@@ -23,6 +23,9 @@ from bot.storage.health import check_url, diagnose, redact, scrub
 from tests.discord_fake.server import FakeDiscord
 from tests.support.subprocess_bot import ROOT
 
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 SECRET = "hunter2-s3cret"
 
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()

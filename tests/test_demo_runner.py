@@ -29,7 +29,8 @@ from experiments.catalog import DIAGNOSTICS_ENV
 ROOT = Path(__file__).resolve().parents[1]
 
 # One event loop for the whole module so the module-scoped runner can be shared.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# One worker for the module; real subprocesses: left out by -m "not slow".
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

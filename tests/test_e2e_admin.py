@@ -8,36 +8,11 @@ from sqlmodel import select
 from bot.app import QuizTutorBot
 from bot.quizbank.loader import MAX_FILE_BYTES
 from bot.storage import CustomQuiz
-from tests.discord_fake.models import FakeGuild, FakeMessage
+from tests.discord_fake.models import FakeMessage
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import WAIT, post_todays_question
-
-QUIZ = """\
-id: team-basics
-title:
-  id: Dasar Tim
-  en: Team Basics
-description:
-  id: Kuis kecil server ini.
-  en: This server's small quiz.
-questions:
-  - id: tb-01
-    prompt:
-      id: Berapa 2 + 2?
-      en: What is 2 + 2?
-    choices:
-      id: ["3", "4", "5"]
-      en: ["3", "4", "5"]
-    answer: 1
-    explanation:
-      id: Dua tambah dua sama dengan empat.
-      en: Two plus two is four.
-"""
-
-
-def quiz_yaml(quiz_id: str = "team-basics", question_id: str = "tb-01") -> str:
-    return QUIZ.replace("team-basics", quiz_id).replace("tb-01", question_id)
+from tests.support.guilds import QUIZ, other_guild, quiz_yaml
 
 
 async def stored(bot: QuizTutorBot) -> list[tuple[int, str]]:
@@ -48,20 +23,6 @@ async def stored(bot: QuizTutorBot) -> list[tuple[int, str]]:
 
 def done(message: FakeMessage) -> bool:
     return bool(message.content)
-
-
-async def other_guild(fake: FakeDiscord, bot: QuizTutorBot) -> FakeGuild:
-    """A second server with its own admin and member, commands registered there too."""
-    guild = fake.add_guild(
-        "Other Server",
-        admins=[fake.add_user("olga_admin")],
-        members=[fake.add_user("eve")],
-    )
-    await fake.announce_guild(guild)
-    target = discord.Object(id=guild.id)
-    bot.tree.copy_global_to(guild=target)
-    await bot.tree.sync(guild=target)
-    return guild
 
 
 async def test_admin_uploads_a_quiz_members_take_it_other_servers_do_not_see_it(

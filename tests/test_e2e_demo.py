@@ -15,6 +15,9 @@ from tests.discord_fake.models import FakeMessage
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 
 def has_plot(message: FakeMessage) -> bool:
     return bool(message.attachments) and message.attachments[0].data.startswith(b"\x89PNG")

@@ -6,30 +6,10 @@ import copy
 
 from sqlmodel import col, func, select
 
-from bot.app import QuizTutorBot
 from bot.storage import QuizResult, QuizSession
-from tests.discord_fake.models import FakeMessage, FakeUser
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
-
-
-def button(message: FakeMessage, label: str) -> str:
-    """The custom_id of the button showing `label` (a letter, Next, ...)."""
-    for row in message.components:
-        for component in row["components"]:
-            if component.get("label") == label:
-                return str(component["custom_id"])
-    raise AssertionError(f"no button {label!r} in {message.custom_ids()}")
-
-
-async def letters(bot: QuizTutorBot, user: FakeUser) -> tuple[str, str]:
-    """(right letter, a wrong letter) of `user`'s current question."""
-    session = await bot.services.sessions.active_for(user.id)
-    assert session is not None
-    question, order = bot.services.sessions.current_question(session)
-    right = order.index(question.answer)
-    wrong = (right + 1) % len(order)
-    return "ABCDEF"[right], "ABCDEF"[wrong]
+from tests.support.quiz import button, letters
 
 
 async def test_quiz_start_answer_next_until_score(

@@ -17,6 +17,9 @@ import pytest
 from bot.quizbank import QuizBank, choice_order
 from bot.tutor import pick_questions
 
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, timedelta
 from pathlib import Path
 
+import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.daily import ANSWER_EMOJI, DailyJobs, DailyService, guild_job_id
@@ -24,6 +25,7 @@ from bot.storage import Database
 from tests.discord_fake import FakeMessage, FakeUser
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
+from tests.support.clock import Clock
 from tests.support.daily import (
     answers,
     bot_reactions_done,
@@ -35,10 +37,13 @@ from tests.support.daily import (
     started,
     the_post,
 )
+from tests.support.driver import DAY1, G1, G2, T0, FakePublisher, configure
+from tests.support.guilds import other_guild
+from tests.support.quiz import button, letters
 from tests.support.subprocess_bot import BotProcess, bot_env, db_rows, integrity
-from tests.test_daily_jobs import DAY1, G1, G2, T0, Clock, FakePublisher, configure
-from tests.test_e2e_admin import other_guild
-from tests.test_e2e_quiz import button, letters
+
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 WAIT = 20.0
 FLOOD_MEMBERS = 400

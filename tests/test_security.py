@@ -40,8 +40,8 @@ from tests.support.daily import (
     setup_daily,
 )
 from tests.support.db import table_names
-from tests.test_e2e_admin import QUIZ
-from tests.test_e2e_quiz import button
+from tests.support.guilds import QUIZ
+from tests.support.quiz import button
 
 INJECTION = "'; DROP TABLE daily_post; --"
 PERM_EN = "⚠️ Only members with the Manage Server permission can do this."

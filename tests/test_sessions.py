@@ -13,21 +13,14 @@ from bot.errors import UserError
 from bot.quizbank import QuizBank
 from bot.sessions import QuizSessions, QuizStep, QuizSummary
 from bot.storage import Database, QuizResult
+from tests.support.clock import Clock
 
 USER, OTHER = 1, 2
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(datetime(2026, 5, 1, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture

@@ -25,6 +25,9 @@ from tests.discord_fake.server import FakeDiscord
 from tests.support.daily import is_daily_post, passed_today
 from tests.support.subprocess_bot import ROOT, BotProcess, bot_env, db_rows
 
+# Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 WAIT = 30.0
 
 

@@ -81,6 +81,31 @@ class QuizBank:
             raise UserError(unknown, topic=topic, available=available)
         return list(self.quizzes[topic].questions)
 
+    def pick_questions(
+        self,
+        guild_id: int | None,
+        topic: str | None,
+        count: int | None,
+        rng: random.Random,
+        *,
+        shuffle: bool = True,
+    ) -> list[Question]:
+        """The questions of one quiz run, for every front end (Discord and the terminal).
+
+        `count` of them (all when None) from `topic` or from every quiz the server may see,
+        in a random order; with `shuffle=False` a whole single quiz keeps its file order.
+        """
+        questions = self.visible_questions(guild_id, topic)
+        if not questions:
+            raise UserError("quiz.no_questions")
+        if count is None:
+            count = len(questions)
+        if isinstance(count, bool) or not 1 <= count <= len(questions):
+            raise UserError("quiz.bad_count", count=count, max=len(questions))
+        if shuffle or topic is None or count < len(questions):
+            return rng.sample(questions, count)
+        return questions
+
     def quiz(self, quiz_id: str) -> Quiz:
         return self.quizzes[quiz_id]
 
