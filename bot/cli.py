@@ -72,7 +72,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from bot.tutor import play
+    from bot.player import play
 
     bank = boundary.load_bank(_sources([]))
     return play(bank, quiz_id=args.quiz, locale=args.lang, count=args.count, seed=args.seed)

@@ -18,7 +18,7 @@ class Cooldown:
         self._clock = clock
         self._last_use: OrderedDict[int, float] = OrderedDict()
 
-    def retry_after(self, key: int) -> float:
+    def use(self, key: int) -> float:
         """0 if `key` may go now (and records the use), else the seconds left to wait."""
         now = self._clock()
         last = self._last_use.get(key)

@@ -45,7 +45,7 @@ class QuizCog(commands.Cog):
         questions: app_commands.Range[int, 1, MAX_QUESTIONS] | None = None,
     ) -> None:
         locale = interaction_locale(interaction)
-        wait = self.cooldown.retry_after(interaction.user.id)
+        wait = self.cooldown.use(interaction.user.id)
         if wait:
             raise UserError("cooldown", seconds=max(1, round(wait)))
         services = services_of(interaction)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.player import pick_questions
 from bot.quizbank import QuizBank, choice_order
-from bot.tutor import pick_questions
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow

@@ -300,8 +300,8 @@ def test_play_answers_every_question_right_when_told_the_answers(bank: QuizBank)
     # Replay the seeded shuffle to find the right letters: the score must then be full.
     import random
 
+    from bot.player import pick_questions
     from bot.quizbank import choice_order
-    from bot.tutor import pick_questions
 
     rng = random.Random(7)
     letters = []

@@ -94,7 +94,7 @@ class DailyCommands(commands.Cog):
             app_commands.Choice(name="English", value="en"),
         ]
     )
-    async def setup(
+    async def setup_daily(
         self,
         interaction: discord.Interaction,
         channel: discord.TextChannel,
@@ -141,13 +141,13 @@ class DailyCommands(commands.Cog):
             ),
         )
 
-    @setup.autocomplete("topic")
+    @setup_daily.autocomplete("topic")
     async def topic_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await topic_choices(interaction, current)
 
-    @setup.autocomplete("timezone")
+    @setup_daily.autocomplete("timezone")
     async def timezone_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:

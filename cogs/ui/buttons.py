@@ -235,7 +235,7 @@ async def run_demo_for(
     if services.demos is None:
         raise UserError("demo.disabled")
     if cooldown is not None:
-        wait = cooldown.retry_after(interaction.user.id)
+        wait = cooldown.use(interaction.user.id)
         if wait:
             raise UserError("cooldown", seconds=max(1, round(wait)))
     await interaction.response.defer(ephemeral=ephemeral, thinking=True)
