@@ -5,6 +5,9 @@ guilds, channels, messages, reactions and registered application commands. The s
 outlives bot connections, so a test can stop a bot and start another one (even in a
 subprocess) against the same stand-in. Tests play users through the driver methods
 (:mod:`tests.discord_fake.driver`).
+
+The routes of each resource live in their own module (`routes_*.py`); this module
+holds the state, the lifecycle, the seed data, failure injection and the HTTP plumbing.
 """
 
 # The driver API takes per-call `timeout=` arguments on purpose (tests pass short ones).
@@ -17,8 +20,7 @@ import collections
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -26,13 +28,24 @@ from aiohttp import BodyPartReader, web
 
 from .driver import Driver, PendingInteraction
 from .gateway import Gateway
+from .http import (
+    _API_PREFIX,
+    _ERROR_MESSAGES,
+    Call,
+    Handler,
+    Injection,
+    _Body,
+    _error,
+    _HttpError,
+    _json,
+    _Upload,
+)
 from .models import (
     ADMIN_PERMISSIONS,
     BOT_PERMISSIONS,
     EPHEMERAL,
     EVERYONE_PERMISSIONS,
     LOADING,
-    Emoji,
     FakeAttachment,
     FakeChannel,
     FakeGuild,
@@ -43,74 +56,23 @@ from .models import (
     Snowflakes,
     iso_now,
 )
-
-Json = Any
-Handler = Callable[..., Awaitable[web.StreamResponse]]
-
-_API_PREFIX = re.compile(r"^/api(?:/v(\d+))?(/.*)$")
-_ERROR_MESSAGES = {
-    0: "404: Not Found",
-    10003: "Unknown Channel",
-    10004: "Unknown Guild",
-    10008: "Unknown Message",
-    10013: "Unknown User",
-    10015: "Unknown Webhook",
-    10062: "Unknown interaction",
-    10063: "Unknown application command",
-    40060: "Interaction has already been acknowledged.",
-    50001: "Missing Access",
-    50013: "Missing Permissions",
-    50035: "Invalid Form Body",
-}
-# Interaction callbacks arriving later than this are rejected, as Discord does.
-INTERACTION_ACK_DEADLINE_S = 3.0
+from .routes_channels import ChannelsRoutes
+from .routes_commands import CommandsRoutes
+from .routes_guilds import GuildsRoutes
+from .routes_interactions import InteractionsRoutes
+from .routes_meta import MetaRoutes
+from .routes_reactions import ReactionsRoutes
 
 
-@dataclass
-class Call:
-    """One HTTP request the bot made (``path`` is relative to ``/api/v10``)."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    json: Json
-    files: list[tuple[str, int]]
-    time: float
-    status: int = 0
-
-
-@dataclass
-class Injection:
-    """A scripted failure: requests matching ``method``/``pattern`` get ``status``."""
-
-    method: str
-    pattern: re.Pattern[str]
-    status: int
-    body: dict[str, Any]
-    headers: dict[str, str]
-    times: int | None
-    hits: int = 0
-
-    def matches(self, method: str, path: str) -> bool:
-        if self.times is not None and self.hits >= self.times:
-            return False
-        return self.method in ("*", method) and bool(self.pattern.search(path))
-
-
-@dataclass
-class _Upload:
-    filename: str
-    data: bytes
-    content_type: str
-
-
-@dataclass
-class _Body:
-    json: Json = None
-    files: dict[int, _Upload] = field(default_factory=dict)
-
-
-class FakeDiscord(Driver):
+class FakeDiscord(
+    Driver,
+    MetaRoutes,
+    CommandsRoutes,
+    ChannelsRoutes,
+    ReactionsRoutes,
+    InteractionsRoutes,
+    GuildsRoutes,
+):
     """Discord stand-in: state store, HTTP routes, gateway, failure injection.
 
     Construct, then ``await start()`` (or ``async with FakeDiscord() as fake``). A default
@@ -627,535 +589,3 @@ class FakeDiscord(Driver):
             if member is not None:
                 data["member"] = {k: v for k, v in member.payload().items() if k != "user"}
         await self.gateway.dispatch(event, data)
-
-    # ------------------------------------------------------------------ routes: meta
-
-    async def _get_gateway_bot(self, call: Call, body: _Body) -> web.StreamResponse:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
-        return _json(
-            {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": limit}
-        )
-
-    async def _get_gateway(self, call: Call, body: _Body) -> web.StreamResponse:
-        return _json({"url": self.gateway_url})
-
-    async def _get_me(self, call: Call, body: _Body) -> web.StreamResponse:
-        return _json({**self.bot_user.payload(), "verified": True, "mfa_enabled": False})
-
-    async def _get_user(self, call: Call, body: _Body, user_id: str) -> web.StreamResponse:
-        user = self.users.get(int(user_id))
-        return _json(user.payload()) if user else _error(404, 10013)
-
-    async def _get_application(self, call: Call, body: _Body) -> web.StreamResponse:
-        return _json(
-            {
-                "id": str(self.application_id),
-                "name": self.bot_user.username,
-                "icon": None,
-                "description": "",
-                "bot_public": True,
-                "bot_require_code_grant": False,
-                "owner": self.admin.payload(),
-                "verify_key": "0" * 64,
-                "flags": 0,
-                "bot": self.bot_user.payload(),
-            }
-        )
-
-    async def _create_dm(self, call: Call, body: _Body) -> web.StreamResponse:
-        recipient = self.users.get(int(body.json["recipient_id"]))
-        if recipient is None:
-            return _error(404, 10013)
-        return _json(self.dm_channel(recipient).payload())
-
-    def dm_channel(self, user: FakeUser) -> FakeChannel:
-        """The (one) DM channel between the bot and ``user``."""
-        for channel in self.channels.values():
-            if channel.type == 1 and channel.recipient is user:
-                return channel
-        channel = FakeChannel(self.snowflakes.next(), "", None, type=1, recipient=user)
-        self.channels[channel.id] = channel
-        return channel
-
-    # ------------------------------------------------------------------ routes: commands
-
-    def _scope(self, app_id: str, guild_id: str | None) -> dict[str, dict[str, Any]]:
-        if int(app_id) != self.application_id:
-            raise _HttpError(403, 50001)
-        return self.commands.setdefault(int(guild_id) if guild_id else None, {})
-
-    def _stored_command(
-        self,
-        scope: dict[str, dict[str, Any]],
-        data: dict[str, Any],
-        app_id: str,
-        guild_id: str | None,
-    ) -> dict[str, Any]:
-        old = scope.get(data["name"])
-        command = {
-            "type": 1,
-            "description": "",
-            "options": [],
-            "default_member_permissions": None,
-            "nsfw": False,
-            **data,
-            "id": old["id"] if old else str(self.snowflakes.next()),
-            "application_id": app_id,
-            "version": str(self.snowflakes.next()),
-        }
-        if guild_id:
-            command["guild_id"] = guild_id
-        scope[data["name"]] = command
-        return command
-
-    async def _put_commands(
-        self, call: Call, body: _Body, app_id: str, guild_id: str | None
-    ) -> web.StreamResponse:
-        scope = self._scope(app_id, guild_id)
-        previous = dict(scope)
-        scope.clear()
-        result = []
-        for data in body.json or []:
-            if data["name"] in previous:  # bulk overwrite keeps ids of surviving names
-                scope[data["name"]] = previous[data["name"]]
-            result.append(self._stored_command(scope, data, app_id, guild_id))
-        self._notify()
-        return _json(result)
-
-    async def _get_commands(
-        self, call: Call, body: _Body, app_id: str, guild_id: str | None
-    ) -> web.StreamResponse:
-        return _json(list(self._scope(app_id, guild_id).values()))
-
-    async def _post_command(
-        self, call: Call, body: _Body, app_id: str, guild_id: str | None
-    ) -> web.StreamResponse:
-        command = self._stored_command(self._scope(app_id, guild_id), body.json, app_id, guild_id)
-        self._notify()
-        return _json(command, status=201)
-
-    def _command_by_id(
-        self, app_id: str, guild_id: str | None, command_id: str
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-        scope = self._scope(app_id, guild_id)
-        for command in scope.values():
-            if command["id"] == command_id:
-                return scope, command
-        raise _HttpError(404, 10063)
-
-    async def _get_command(
-        self, call: Call, body: _Body, app_id: str, guild_id: str | None, command_id: str
-    ) -> web.StreamResponse:
-        return _json(self._command_by_id(app_id, guild_id, command_id)[1])
-
-    async def _patch_command(
-        self, call: Call, body: _Body, app_id: str, guild_id: str | None, command_id: str
-    ) -> web.StreamResponse:
-        scope, command = self._command_by_id(app_id, guild_id, command_id)
-        del scope[command["name"]]
-        merged = {k: v for k, v in command.items() if k not in ("id", "version")}
-        merged.update(body.json or {})
-        scope[merged["name"]] = command  # keep id
-        return _json(self._stored_command(scope, merged, app_id, guild_id))
-
-    async def _delete_command(
-        self, call: Call, body: _Body, app_id: str, guild_id: str | None, command_id: str
-    ) -> web.StreamResponse:
-        scope, command = self._command_by_id(app_id, guild_id, command_id)
-        del scope[command["name"]]
-        return web.Response(status=204)
-
-    # ------------------------------------------------------------------ routes: channels
-
-    async def _get_channel(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
-        return _json(self._channel_or_404(channel_id).payload())
-
-    async def _typing(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
-        self._channel_or_404(channel_id)
-        return web.Response(status=204)
-
-    async def _get_history(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
-        self._channel_or_404(channel_id)
-        limit = max(1, min(100, int(call.query.get("limit", 50))))
-        ids = [i for i in self.channel_log[int(channel_id)] if not self.message_store[i].deleted]
-        if "after" in call.query:
-            after = int(call.query["after"])
-            picked = [i for i in ids if i > after][:limit]
-        elif "around" in call.query:
-            around = int(call.query["around"])
-            older = [i for i in ids if i <= around][-(limit // 2 + 1) :]
-            newer = [i for i in ids if i > around][: limit - len(older)]
-            picked = older + newer
-        else:
-            before = int(call.query.get("before", 1 << 63))
-            picked = [i for i in ids if i < before][-limit:]
-        # Discord returns newest first in every mode.
-        return _json([self.message_store[i].payload(self.bot_user.id) for i in reversed(picked)])
-
-    def _check_channel_rate(self, channel_id: int) -> float | None:
-        if self.channel_rate_limit is None:
-            return None
-        count, per = self.channel_rate_limit
-        now = time.monotonic()
-        window = self._channel_posts[channel_id]
-        while window and now - window[0] >= per:
-            window.popleft()
-        if len(window) >= count:
-            return per - (now - window[0])
-        window.append(now)
-        return None
-
-    async def _post_message(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
-        channel = self._channel_or_404(channel_id)
-        retry_after = self._check_channel_rate(channel.id)
-        if retry_after is not None:
-            self.rate_limited.append(call)
-            return _json(
-                {
-                    "message": "You are being rate limited.",
-                    "retry_after": retry_after,
-                    "global": False,
-                    "code": 20028,
-                },
-                status=429,
-                headers={"Via": "1.1 google", "X-RateLimit-Scope": "shared", "Retry-After": "1"},
-            )
-        payload = body.json or {}
-        if not (
-            payload.get("content")
-            or payload.get("embeds")
-            or payload.get("components")
-            or body.files
-            or payload.get("poll")
-        ):
-            return _error(400, 50006, "Cannot send an empty message")
-        nonce = payload.get("nonce")
-        if nonce is not None and payload.get("enforce_nonce"):
-            # Discord returns the message already created with this nonce (by this
-            # author, in the last few minutes) instead of creating a second one.
-            for earlier_id in reversed(self.channel_log[channel.id]):
-                earlier = self.message_store[earlier_id]
-                if earlier.nonce == str(nonce) and earlier.author is self.bot_user:
-                    return _json(earlier.payload(self.bot_user.id))
-        message = self.store_message(
-            channel, self.bot_user, payload, body.files, nonce=None if nonce is None else str(nonce)
-        )
-        await self.announce_message(message)
-        return _json(message.payload(self.bot_user.id))
-
-    async def _get_message(
-        self, call: Call, body: _Body, channel_id: str, message_id: str
-    ) -> web.StreamResponse:
-        return _json(self._message_or_404(channel_id, message_id).payload(self.bot_user.id))
-
-    async def _patch_message(
-        self, call: Call, body: _Body, channel_id: str, message_id: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        if message.author is not self.bot_user:
-            return _error(403, 50005, "Cannot edit a message authored by another user")
-        self.edit_message(message, body.json or {}, body.files)
-        await self.announce_message(message, "MESSAGE_UPDATE")
-        return _json(message.payload(self.bot_user.id))
-
-    async def _delete_message(
-        self, call: Call, body: _Body, channel_id: str, message_id: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        await self.remove_message(message)
-        return web.Response(status=204)
-
-    async def remove_message(self, message: FakeMessage) -> None:
-        message.deleted = True
-        self._notify()
-        data = {"id": str(message.id), "channel_id": str(message.channel_id)}
-        if message.guild_id is not None:
-            data["guild_id"] = str(message.guild_id)
-        if not message.ephemeral:
-            await self.gateway.dispatch("MESSAGE_DELETE", data)
-
-    # ------------------------------------------------------------------ routes: reactions
-
-    async def _put_reaction(
-        self, call: Call, body: _Body, channel_id: str, message_id: str, emoji: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        await self.add_reaction(message, self.bot_user, Emoji.parse(emoji), dispatch=True)
-        return web.Response(status=204)
-
-    async def _delete_reaction(
-        self, call: Call, body: _Body, channel_id: str, message_id: str, emoji: str, user: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        target = self.bot_user if user == "@me" else self.users.get(int(user))
-        if target is not None:
-            await self.remove_reaction(message, target, Emoji.parse(emoji), dispatch=True)
-        return web.Response(status=204)
-
-    async def _get_reactions(
-        self, call: Call, body: _Body, channel_id: str, message_id: str, emoji: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        if int(call.query.get("type", 0)) == 1:
-            return _json([])  # no burst (super) reactions are ever stored
-        limit = max(1, min(100, int(call.query.get("limit", 25))))
-        after = int(call.query.get("after", 0))
-        ids = sorted(uid for uid in message.reactors(Emoji.parse(emoji)) if uid > after)
-        return _json([self.users[uid].payload() for uid in ids[:limit]])
-
-    async def _clear_emoji(
-        self, call: Call, body: _Body, channel_id: str, message_id: str, emoji: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        parsed = Emoji.parse(emoji)
-        message.reactions.pop(parsed.key, None)
-        self._notify()
-        data = {"channel_id": channel_id, "message_id": message_id, "emoji": parsed.payload()}
-        if message.guild_id is not None:
-            data["guild_id"] = str(message.guild_id)
-        await self.gateway.dispatch("MESSAGE_REACTION_REMOVE_EMOJI", data)
-        return web.Response(status=204)
-
-    async def _clear_reactions(
-        self, call: Call, body: _Body, channel_id: str, message_id: str
-    ) -> web.StreamResponse:
-        message = self._message_or_404(channel_id, message_id)
-        message.reactions.clear()
-        self._notify()
-        data = {"channel_id": channel_id, "message_id": message_id}
-        if message.guild_id is not None:
-            data["guild_id"] = str(message.guild_id)
-        await self.gateway.dispatch("MESSAGE_REACTION_REMOVE_ALL", data)
-        return web.Response(status=204)
-
-    async def add_reaction(
-        self, message: FakeMessage, user: FakeUser, emoji: Emoji, *, dispatch: bool
-    ) -> bool:
-        """Store a reaction; dispatch MESSAGE_REACTION_ADD if new and ``dispatch``."""
-        _, users = message.reactions.setdefault(emoji.key, (emoji, []))
-        if user.id in users:
-            return False
-        users.append(user.id)
-        self._notify()
-        if dispatch:
-            data = self._reaction_event(message, user, emoji)
-            data["message_author_id"] = str(message.author.id)
-            if message.guild_id is not None:
-                data["member"] = self._member_payload(self.guilds[message.guild_id], user)
-            await self.gateway.dispatch("MESSAGE_REACTION_ADD", data)
-        return True
-
-    async def remove_reaction(
-        self, message: FakeMessage, user: FakeUser, emoji: Emoji, *, dispatch: bool
-    ) -> bool:
-        entry = message.reactions.get(emoji.key)
-        if entry is None or user.id not in entry[1]:
-            return False
-        entry[1].remove(user.id)
-        if not entry[1]:
-            del message.reactions[emoji.key]
-        self._notify()
-        if dispatch:
-            await self.gateway.dispatch(
-                "MESSAGE_REACTION_REMOVE", self._reaction_event(message, user, emoji)
-            )
-        return True
-
-    def _reaction_event(self, message: FakeMessage, user: FakeUser, emoji: Emoji) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "user_id": str(user.id),
-            "channel_id": str(message.channel_id),
-            "message_id": str(message.id),
-            "emoji": emoji.payload(),
-            "burst": False,
-            "burst_colors": [],
-            "type": 0,
-        }
-        if message.guild_id is not None:
-            data["guild_id"] = str(message.guild_id)
-        return data
-
-    # ------------------------------------------------------------------ routes: interactions
-
-    def _interaction(self, token: str) -> PendingInteraction:
-        interaction = self.interactions.get(token)
-        if interaction is None:
-            raise _HttpError(404, 10062)
-        return interaction
-
-    async def _callback(
-        self, call: Call, body: _Body, interaction_id: str, token: str
-    ) -> web.StreamResponse:
-        inter = self._interaction(token)
-        if str(inter.id) != interaction_id:
-            return _error(404, 10062)
-        if inter.callback_type is not None:
-            return _error(400, 40060)
-        elapsed = time.monotonic() - inter.dispatched_at
-        if self.enforce_ack_deadline and elapsed > INTERACTION_ACK_DEADLINE_S:
-            inter.expired = True
-            self._notify()
-            return _error(404, 10062)
-        payload = body.json or {}
-        kind = int(payload["type"])
-        data = payload.get("data") or {}
-        channel = self.channels[inter.channel_id]
-        message: FakeMessage | None = None
-        if kind in (4, 5):  # message / deferred message ("is thinking...")
-            flags = int(data.get("flags") or 0)
-            message = self.store_message(
-                channel,
-                self.bot_user,
-                data if kind == 4 else {"flags": flags & EPHEMERAL},
-                body.files,
-                webhook_id=self.application_id,
-                type=20 if inter.type == 2 else 0,
-                interaction_metadata=inter.metadata(),
-            )
-            if kind == 5:
-                message.flags |= LOADING
-            inter.original = message
-            await self.announce_message(message)
-        elif kind in (6, 7):  # deferred update / update of the clicked message
-            message = inter.source_message
-            if message is None:
-                return _error(400, 50035, "Interaction has no message to update")
-            inter.original = message
-            if kind == 7:
-                self.edit_message(message, data, body.files)
-                await self.announce_message(message, "MESSAGE_UPDATE")
-        elif kind == 8:
-            inter.choices = list(data.get("choices") or [])
-        elif kind == 9:
-            inter.modal = data
-        else:
-            return _error(400, 50035, f"Unsupported callback type {kind}")
-        inter.callback_type = kind
-        inter.callback_data = data
-        inter.callback_files = [(f.filename, f.data) for f in body.files.values()]
-        inter.callback_at = time.monotonic()
-        self._notify()
-        response: dict[str, Any] = {
-            "interaction": {
-                "id": str(inter.id),
-                "type": inter.type,
-                "response_message_loading": kind == 5,
-                "response_message_ephemeral": bool(message and message.ephemeral),
-            },
-            "resource": {"type": kind},
-        }
-        if message is not None and kind != 6:
-            response["interaction"]["response_message_id"] = str(message.id)
-            response["resource"]["message"] = message.payload(self.bot_user.id)
-        return _json(response)
-
-    async def _post_followup(
-        self, call: Call, body: _Body, app_id: str, token: str
-    ) -> web.StreamResponse:
-        inter = self._interaction(token)
-        if int(app_id) != self.application_id or inter.callback_type is None:
-            return _error(404, 10015)
-        message = self.store_message(
-            self.channels[inter.channel_id],
-            self.bot_user,
-            body.json or {},
-            body.files,
-            webhook_id=self.application_id,
-            interaction_metadata=inter.metadata(),
-        )
-        inter.followups.append(message)
-        await self.announce_message(message)
-        self._notify()
-        if call.query.get("wait") in ("true", "True", "1"):
-            return _json(message.payload(self.bot_user.id))
-        return web.Response(status=204)
-
-    def _hook_message(self, token: str, message_id: str) -> FakeMessage:
-        inter = self._interaction(token)
-        if message_id == "@original":
-            if inter.original is None:
-                raise _HttpError(404, 10008)
-            return inter.original
-        for message in inter.followups:
-            if str(message.id) == message_id:
-                return message
-        raise _HttpError(404, 10008)
-
-    async def _get_hook_message(
-        self, call: Call, body: _Body, app_id: str, token: str, message_id: str
-    ) -> web.StreamResponse:
-        return _json(self._hook_message(token, message_id).payload(self.bot_user.id))
-
-    async def _patch_hook_message(
-        self, call: Call, body: _Body, app_id: str, token: str, message_id: str
-    ) -> web.StreamResponse:
-        message = self._hook_message(token, message_id)
-        if message.deleted:
-            return _error(404, 10008)
-        self.edit_message(message, body.json or {}, body.files)
-        await self.announce_message(message, "MESSAGE_UPDATE")
-        return _json(message.payload(self.bot_user.id))
-
-    async def _delete_hook_message(
-        self, call: Call, body: _Body, app_id: str, token: str, message_id: str
-    ) -> web.StreamResponse:
-        await self.remove_message(self._hook_message(token, message_id))
-        return web.Response(status=204)
-
-    # ------------------------------------------------------------------ routes: guilds
-
-    def _guild_or_404(self, guild_id: str) -> FakeGuild:
-        guild = self.guilds.get(int(guild_id))
-        if guild is None:
-            raise _HttpError(404, 10004)
-        return guild
-
-    async def _get_guild(self, call: Call, body: _Body, guild_id: str) -> web.StreamResponse:
-        data = self._guild_or_404(guild_id).payload(members=[])
-        for key in ("members", "channels", "threads", "voice_states", "presences"):
-            data.pop(key)
-        return _json(data)
-
-    async def _get_guild_channels(
-        self, call: Call, body: _Body, guild_id: str
-    ) -> web.StreamResponse:
-        return _json([c.payload() for c in self._guild_or_404(guild_id).channels.values()])
-
-    async def _get_guild_roles(self, call: Call, body: _Body, guild_id: str) -> web.StreamResponse:
-        return _json([r.payload() for r in self._guild_or_404(guild_id).roles.values()])
-
-    async def _get_guild_members(
-        self, call: Call, body: _Body, guild_id: str
-    ) -> web.StreamResponse:
-        guild = self._guild_or_404(guild_id)
-        limit = max(1, min(1000, int(call.query.get("limit", 1))))
-        after = int(call.query.get("after", 0))
-        ids = sorted(uid for uid in guild.members if uid > after)[:limit]
-        return _json([guild.members[uid].payload() for uid in ids])
-
-    async def _get_member(
-        self, call: Call, body: _Body, guild_id: str, user_id: str
-    ) -> web.StreamResponse:
-        member = self._guild_or_404(guild_id).members.get(int(user_id))
-        return _json(member.payload()) if member else _error(404, 10007, "Unknown Member")
-
-
-class _HttpError(Exception):
-    """Raised by lookups; turned into Discord's error JSON by :func:`_error`."""
-
-    def __init__(self, status: int, code: int) -> None:
-        super().__init__(status, code)
-        self.status = status
-        self.code = code
-
-
-def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    # Exactly "application/json": discord.py's json_or_text compares the header verbatim.
-    return web.Response(
-        body=orjson.dumps(data), status=status, content_type="application/json", headers=headers
-    )
-
-
-def _error(status: int, code: int, message: str | None = None) -> web.Response:
-    text = message or _ERROR_MESSAGES.get(code, "Error")
-    return _json({"message": text, "code": code}, status=status)
