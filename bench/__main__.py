@@ -25,8 +25,16 @@ from bench import common
 from bench.common import Row, close_shared, format_table
 
 # Order: the cheap, in-process ones first; module name == benchmark name.
-BENCHMARKS = ("reactions", "grading_latency", "interactions", "demo", "memory", "schedule")
-DB_BOUND = ("reactions", "schedule")
+BENCHMARKS = (
+    "reactions",
+    "grading_latency",
+    "interactions",
+    "demo",
+    "memory",
+    "schedule",
+    "shards",
+)
+DB_BOUND = ("reactions", "schedule", "shards")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

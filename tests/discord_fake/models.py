@@ -59,6 +59,8 @@ class Snowflakes:
 
     def next_on_shard(self, shard_id: int, shard_count: int) -> int:
         """The next id of a guild that Discord puts on `shard_id` ((id >> 22) % count)."""
+        if not 0 <= shard_id < shard_count:
+            raise ValueError(f"shard {shard_id} does not exist among {shard_count}")
         candidate = self.next()
         stamp = candidate >> 22
         while stamp % shard_count != shard_id:
