@@ -253,4 +253,3 @@ class ReviewLog(SQLModel, table=True):
     rating: int = Field(description="fsrs Rating: 1 Again, 3 Good, 4 Easy")
     correct: bool
     reviewed_at: datetime = _when()
-    due: datetime = _when(description="the card's due time after this review")

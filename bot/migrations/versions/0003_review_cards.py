@@ -44,7 +44,6 @@ def upgrade() -> None:
         sa.Column("rating", sa.Integer(), nullable=False),
         sa.Column("correct", sa.Boolean(), nullable=False),
         sa.Column("reviewed_at", sa.DateTime(), nullable=False),
-        sa.Column("due", sa.DateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("source", "ref", "user_id", "question_id", name="uq_review_log_source"),
     )
