@@ -19,6 +19,7 @@ from sqlmodel import col, select
 
 from bot.errors import UserError
 from bot.quizbank import Question, QuizBank, choice_order
+from bot.review import QUIZ, Grade, Source, record_grades
 from bot.storage import Database, QuizResult, QuizSession, utcnow
 
 DEFAULT_MAX_AGE = timedelta(hours=2)
@@ -188,6 +189,20 @@ class QuizSessions:
                             correct=correct,
                             answered_at=now,
                         )
+                    )
+                    # The member's review card, with the answer, in one transaction.
+                    await record_grades(
+                        session,
+                        [
+                            Grade(
+                                user_id,
+                                question.id,
+                                correct,
+                                now,
+                                Source(QUIZ, session_id),
+                                seconds=(now - quiz.last_activity_at).total_seconds(),
+                            )
+                        ],
                     )
                 await session.commit()
             if not won.rowcount:  # a concurrent click got there first: report its outcome
