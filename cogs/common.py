@@ -29,6 +29,8 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "start": "mulai",
     "Start a quiz (only you see it)": "Mulai kuis (hanya Anda yang melihatnya)",
     "stop": "berhenti",
+    "review": "ulang",
+    "Review the questions due for you (only you see it)": "Ulangi soal yang jatuh tempo untuk Anda (hanya Anda yang melihatnya)",
     "Stop your current quiz": "Hentikan kuis Anda yang sedang berjalan",
     "topic": "topik",
     "Which quiz (default: all)": "Kuis yang mana (bawaan: semua)",
