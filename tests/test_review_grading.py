@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from bot.daily import DailyService
 from bot.quizbank import QuizBank
-from bot.review import Reviews
+from bot.review import QUIZ, Reviews, Source
 from bot.sessions import QuizSessions
 from bot.storage import Database, ReviewCard, ReviewLog
 from tests.support.clock import Clock
@@ -92,3 +92,37 @@ async def test_settled_daily_answers_update_cards_once(
     assert (stored[(1, "mx-01")].reviews, stored[(1, "mx-01")].open_mistake) == (1, False)
     assert (stored[(2, "mx-01")].reviews, stored[(2, "mx-01")].open_mistake) == (1, True)
     await other.close()
+
+
+async def test_a_review_session_asks_each_due_question_once(db: Database, bank: QuizBank) -> None:
+    from bot.sessions import NothingDue, QuizSummary
+
+    clock = Clock(NOW)
+    sessions = QuizSessions(db, bank, clock=clock)
+    assert await sessions.reviews.next_due(USER) is None
+    quiz = await sessions.start_review(USER, None, 20, "en", seed=3)
+    assert not isinstance(quiz, NothingDue)
+    assert len(quiz.question_ids) == 8 == len(set(quiz.question_ids))  # the whole bank, once
+    # Every answer wrong: each becomes due at once, yet none comes back in this session.
+    asked = []
+    for number in range(1, 9):
+        current = await sessions.get(quiz.id)
+        assert current is not None
+        question, order = sessions.current_question(current)
+        asked.append(question.id)
+        await sessions.answer(quiz.id, USER, (order.index(question.answer) + 1) % len(order))
+        clock.now += timedelta(seconds=30)
+        step = await sessions.next(quiz.id, USER)
+        assert isinstance(step, QuizSummary) == (number == 8)
+    assert asked == quiz.question_ids
+    # The next review starts with those mistakes, oldest first.
+    again = await sessions.start_review(USER, None, 3, "en")
+    assert not isinstance(again, NothingDue) and again.question_ids == asked[:3]
+    # All answered right: nothing due, nothing unseen; the next review is days away.
+    for question_id in asked:
+        await sessions.reviews.record_grade(
+            USER, question_id, True, clock(), Source(QUIZ, f"x-{question_id}")
+        )
+    nothing = await sessions.start_review(USER, None, 3, "en")
+    assert isinstance(nothing, NothingDue)
+    assert nothing.next_due is not None and nothing.next_due - clock() >= timedelta(days=1)
