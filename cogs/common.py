@@ -64,6 +64,8 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "Your daily-question streak": "Streak soal harian Anda",
     "member": "anggota",
     "Whose streak (default: yours)": "Streak siapa (bawaan: Anda)",
+    "me": "saya",
+    "Your own progress (only you see it)": "Kemajuan Anda sendiri (hanya Anda yang melihatnya)",
     "leaderboard": "papan_skor",
     "The server's best": "Yang terbaik di server ini",
     "by": "urutan",

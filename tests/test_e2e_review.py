@@ -96,3 +96,33 @@ async def test_review_with_nothing_due_says_when_the_next_review_is(
         assert await bot.services.sessions.active_for(member.id) is None
         res_id = await fake.slash(member_id, "quiz review")
         assert res_id.text.startswith("🎉 Belum ada yang perlu diulang")
+
+
+async def test_me_shows_streak_accuracy_per_topic_and_reviews_privately(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    member = next(u for u in fake.users_list if u.locale != "id")
+    async with start_bot() as bot:
+        empty = await fake.slash(member, "me")
+        assert empty.ephemeral
+        fields = {f["name"]: f["value"] for f in empty.embeds[0]["fields"]}
+        assert fields["Accuracy per topic (weakest first)"].startswith("Nothing answered yet")
+        assert fields["Reviews"].startswith("**0** due now · **0** due this week")
+
+        res = await fake.slash(member, "quiz start", topic="mixed-precision", questions=2)
+        assert res.message is not None
+        _, wrong = await letters(bot, member)
+        await click(fake, res.message.id, wrong, member)
+        await click(fake, res.message.id, "Next", member)
+        right, _ = await letters(bot, member)
+        await click(fake, res.message.id, right, member)
+
+        me = await fake.slash(member, "me")
+        assert me.ephemeral and "progress" in me.embeds[0]["title"]
+        fields = {f["name"]: f["value"] for f in me.embeds[0]["fields"]}
+        assert fields["Current streak"] == "0 day(s)" and fields["Longest streak"] == "0 day(s)"
+        title = bot.services.bank.quiz("mixed-precision").title["en"]
+        assert fields["Accuracy per topic (weakest first)"] == f"{title} — 50% (1/2)"
+        assert fields["Reviews"].startswith("**1** due now")
+        assert "/quiz review" in fields["Reviews"]

@@ -1,4 +1,4 @@
-"""Embeds of the quiz, the streak and leaderboard, and the demos."""
+"""Embeds of the quiz, the streak and leaderboard, /me, and the demos."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 import discord
 
 from bot.i18n import t
-from bot.quizbank import Question, Quiz, pick_locale
+from bot.progress import Progress
+from bot.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
@@ -141,6 +142,36 @@ def streak_embed(name: str, streak: MemberStreak, locale: str) -> discord.Embed:
     )
     if not streak.answered:
         embed.description = t("streak.no_answers", locale)
+    return embed
+
+
+def progress_embed(name: str, progress: Progress, bank: QuizBank, locale: str) -> discord.Embed:
+    embed = discord.Embed(title=t("me.title", locale, name=name), colour=BRAND_COLOUR)
+    days = "streak.days"
+    if progress.streak is not None:
+        current, longest = progress.streak.current, progress.streak.longest
+        embed.add_field(name=t("streak.current", locale), value=t(days, locale, count=current))
+        embed.add_field(name=t("streak.longest", locale), value=t(days, locale, count=longest))
+    else:
+        embed.add_field(name=t("streak.current", locale), value=t("me.no_streak", locale))
+    counts = progress.reviews
+    lines = [t("me.reviews_value", locale, now=counts.due_now, week=counts.due_this_week)]
+    if counts.due_now:
+        lines.append(t("me.practise", locale))
+    elif counts.next_due is not None:
+        when = discord.utils.format_dt(counts.next_due, "R")
+        lines.append(t("me.next_review", locale, when=when))
+    embed.add_field(name=t("me.reviews", locale), value="\n".join(lines), inline=False)
+    topics = [
+        f"{clip(pick_locale(bank.quiz(topic.quiz_id).title, locale), 80)} — "
+        f"{_percent(topic.accuracy)} ({topic.correct}/{topic.answered})"
+        for topic in progress.topics
+    ]
+    embed.add_field(
+        name=t("me.topics", locale),
+        value=clip("\n".join(topics), EMBED_FIELD_MAX) if topics else t("me.no_answers", locale),
+        inline=False,
+    )
     return embed
 
 
