@@ -126,3 +126,32 @@ async def test_a_review_session_asks_each_due_question_once(db: Database, bank: 
     nothing = await sessions.start_review(USER, None, 3, "en")
     assert isinstance(nothing, NothingDue)
     assert nothing.next_due is not None and nothing.next_due - clock() >= timedelta(days=1)
+
+
+async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retries_once(
+    daily: DailyService, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed mid-settle rolls its transaction back: the day is not settled and
+    no card moved; the next settle applies each answer once (cards and day commit together)."""
+    import bot.daily.settling as settling
+
+    post = await daily.claim_post(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    assert post is not None and post.id is not None
+    await daily.set_message(post.id, 500)
+    found = await daily.post_by_message(500)
+    assert found is not None
+    await daily.record_answer(found, 1, 2)
+    real_owe = settling.owe
+
+    def dies(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("killed")  # after the cards were updated, before the commit
+
+    monkeypatch.setattr(settling, "owe", dies)
+    with pytest.raises(RuntimeError):
+        await daily.settle(post.id)
+    assert await cards(db) == {} and await logs(db) == []
+    monkeypatch.setattr(settling, "owe", real_owe)
+    summary = await daily.settle(post.id)
+    assert summary.answered == 1
+    assert await logs(db) == [("daily", str(post.id), 1, "mx-01", False)]
+    assert (await cards(db))[(1, "mx-01")].reviews == 1
