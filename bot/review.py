@@ -17,9 +17,10 @@ from typing import Any, NamedTuple, cast
 
 from fsrs import Card, Rating, Scheduler
 from fsrs.card import CardDict
-from sqlalchemy import Insert
+from sqlalchemy import bindparam, update
+from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import col, select
+from sqlmodel import SQLModel, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.quizbank import QuizBank
@@ -77,13 +78,6 @@ def review(card: Card | None, rating: Rating, when: datetime) -> Card:
     return reviewed
 
 
-async def _insert(session: AsyncSession, table: Any) -> Insert:
-    """INSERT ... ON CONFLICT DO NOTHING for the session's backend."""
-    dialect = (await session.connection()).dialect.name
-    make = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return make(table).on_conflict_do_nothing()
-
-
 async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
     """Apply graded answers to their cards, in the caller's transaction (no commit).
 
@@ -107,27 +101,27 @@ async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
 async def _record_chunk(
     session: AsyncSession, unique: dict[tuple[str, str, int, str], Grade]
 ) -> int:
-    logs = [
-        {
-            "source": kind,
-            "ref": ref,
-            "user_id": user_id,
-            "question_id": question_id,
-            "rating": int(rating_for(grade.correct, grade.seconds)),
-            "correct": grade.correct,
-            "reviewed_at": _utc(grade.when),
-        }
-        for (kind, ref, user_id, question_id), grade in unique.items()
-    ]
-    inserted = await session.exec(
-        (await _insert(session, ReviewLog))
-        .values(logs)
-        .returning(
-            col(ReviewLog.source),
-            col(ReviewLog.ref),
-            col(ReviewLog.user_id),
-            col(ReviewLog.question_id),
-        )
+    # SQLAlchemy Core executemany statements (compiled once, cached; "insertmanyvalues"
+    # batches the inserts): a settle may grade thousands of answers in its transaction.
+    conn = await session.connection()
+    insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    logs, cards = _LOG.c, _CARD.c
+    inserted = await conn.execute(
+        insert(_LOG)
+        .on_conflict_do_nothing()
+        .returning(logs.source, logs.ref, logs.user_id, logs.question_id),
+        [
+            {
+                "source": kind,
+                "ref": ref,
+                "user_id": user_id,
+                "question_id": question_id,
+                "rating": int(rating_for(grade.correct, grade.seconds)),
+                "correct": grade.correct,
+                "reviewed_at": _utc(grade.when),
+            }
+            for (kind, ref, user_id, question_id), grade in unique.items()
+        ],
     )
     won = [unique[(r[0], r[1], r[2], r[3])] for r in inserted.all()]
     if not won:
@@ -135,46 +129,74 @@ async def _record_chunk(
     todo = sorted(won, key=lambda g: _utc(g.when))
     # Create missing cards (a concurrent grader of another answer may be creating the same
     # card: the insert waits for it and does nothing), then lock them to update.
-    blank = [
-        {
-            "user_id": g.user_id,
-            "question_id": g.question_id,
-            "card": {},
-            "due": _utc(g.when),
-            "last_review": _utc(g.when),
-            "reviews": 0,
-            "lapses": 0,
-            "open_mistake": False,
-        }
-        for g in {(g.user_id, g.question_id): g for g in todo}.values()
-    ]
-    await session.exec((await _insert(session, ReviewCard)).values(blank))
-    users = {g.user_id for g in todo}
-    questions = {g.question_id for g in todo}
-    rows = await session.exec(
-        select(ReviewCard)
-        .where(col(ReviewCard.user_id).in_(users), col(ReviewCard.question_id).in_(questions))
-        .with_for_update()
-        .execution_options(populate_existing=True)
+    await conn.execute(
+        insert(_CARD).on_conflict_do_nothing(),
+        [
+            {
+                "user_id": g.user_id,
+                "question_id": g.question_id,
+                "card": {},
+                "due": _utc(g.when),
+                "last_review": _utc(g.when),
+                "reviews": 0,
+                "lapses": 0,
+                "open_mistake": False,
+            }
+            for g in {(g.user_id, g.question_id): g for g in todo}.values()
+        ],
     )
-    cards = {(c.user_id, c.question_id): c for c in rows.all()}
+    rows = await conn.execute(
+        sa_select(_CARD)
+        .where(
+            cards.user_id.in_({g.user_id for g in todo}),
+            cards.question_id.in_({g.question_id for g in todo}),
+        )
+        .with_for_update()
+    )
+    state = {(r.user_id, r.question_id): r._asdict() for r in rows}
     for grade in todo:
-        row = cards[(grade.user_id, grade.question_id)]
+        row = state[(grade.user_id, grade.question_id)]
         rating = rating_for(grade.correct, grade.seconds)
-        stored = Card.from_dict(cast(CardDict, row.card)) if row.reviews else None
+        stored = Card.from_dict(cast(CardDict, row["card"])) if row["reviews"] else None
         card = review(stored, rating, grade.when)
-        assert card.last_review is not None
-        row.card = dict(card.to_dict())
-        row.due = card.due
-        row.last_review = card.last_review
-        row.reviews += 1
+        row["card"] = dict(card.to_dict())
+        row["due"] = card.due
+        row["last_review"] = card.last_review
+        row["reviews"] += 1
         if not grade.correct:
-            row.lapses += 1
-            row.last_wrong_at = _utc(grade.when)
-        row.open_mistake = not grade.correct
-        session.add(row)
-    await session.flush()
+            row["lapses"] += 1
+            row["last_wrong_at"] = _utc(grade.when)
+        row["open_mistake"] = not grade.correct
+    changed = {(g.user_id, g.question_id) for g in todo}
+    await conn.execute(
+        _UPDATE_CARD, [{f"b_{k}": v for k, v in state[key].items()} for key in changed]
+    )
     return len(todo)
+
+
+_LOG = SQLModel.metadata.tables[ReviewLog.__tablename__]
+_CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
+_UPDATE_CARD = (
+    update(_CARD)
+    .where(
+        _CARD.c.user_id == bindparam("b_user_id"),
+        _CARD.c.question_id == bindparam("b_question_id"),
+    )
+    .values(
+        {
+            name: bindparam(f"b_{name}", type_=_CARD.c[name].type)
+            for name in (
+                "card",
+                "due",
+                "last_review",
+                "reviews",
+                "lapses",
+                "open_mistake",
+                "last_wrong_at",
+            )
+        }
+    )
+)
 
 
 @dataclass(frozen=True)
