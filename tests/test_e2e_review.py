@@ -40,6 +40,15 @@ async def test_review_asks_the_mistake_first_and_survives_a_restart(
         await click(fake, quiz_id, "Next", member)
         right, _ = await letters(bot, member)
         await click(fake, quiz_id, right, member)
+        # The score says the mistake can be practised now.
+        done = await click(fake, quiz_id, "See my score", member)
+        assert done.embeds[0]["fields"] == [
+            {
+                "name": "Reviews",
+                "value": "📌 1 question(s) to review now: /quiz review.",
+                "inline": True,
+            }
+        ]
 
         review = await fake.slash(member, "quiz review", questions=3)
         assert review.ephemeral and review.embeds[0]["title"] == "Question 1/3"
@@ -126,3 +135,20 @@ async def test_me_shows_streak_accuracy_per_topic_and_reviews_privately(
         assert fields["Accuracy per topic (weakest first)"] == f"{title} — 50% (1/2)"
         assert fields["Reviews"].startswith("**1** due now")
         assert "/quiz review" in fields["Reviews"]
+
+
+async def test_a_quiz_without_mistakes_ends_with_the_next_review_time(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    member = next(u for u in fake.users_list if u.locale != "id")
+    async with start_bot() as bot:
+        res = await fake.slash(member, "quiz start", topic="mixed-precision", questions=1)
+        assert res.message is not None
+        right, _ = await letters(bot, member)
+        await click(fake, res.message.id, right, member)
+        done = await click(fake, res.message.id, "See my score", member)
+        next_due = await bot.services.sessions.reviews.next_due(member.id, fake.guild.id)
+        assert next_due is not None and next_due.date() > utcnow().date()  # days away
+        [field] = done.embeds[0]["fields"]
+        assert field["value"] == f"Next review: <t:{int(next_due.timestamp())}:R>"

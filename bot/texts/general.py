@@ -136,6 +136,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "Pilihan {position} tidak ada (1–{max}).",
     },
     # --- /quiz review ----------------------------------------------------------------
+    "quiz.review_now": {
+        "en": "📌 {count} question(s) to review now: /quiz review.",
+        "id": "📌 {count} soal perlu diulang sekarang: /kuis ulang.",
+    },
     "review.nothing_due": {
         "en": "🎉 Nothing to review right now: you have answered every question and none is "
         "due yet. Your next review falls due {when}.",

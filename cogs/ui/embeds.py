@@ -11,6 +11,7 @@ import discord
 from bot.i18n import t
 from bot.progress import Progress
 from bot.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.review import ReviewCounts
 from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
@@ -103,7 +104,12 @@ def answered_embed(
 
 
 def summary_embed(
-    locale: str, score: int, total: int, elapsed: timedelta, title: str | None = None
+    locale: str,
+    score: int,
+    total: int,
+    elapsed: timedelta,
+    title: str | None = None,
+    reviews: ReviewCounts | None = None,
 ) -> discord.Embed:
     percent = round(100 * score / total) if total else 0
     embed = discord.Embed(
@@ -118,6 +124,13 @@ def summary_embed(
         ),
         colour=RIGHT_COLOUR if percent >= 70 else BRAND_COLOUR,
     )
+    if reviews is not None and reviews.due_now:
+        embed.add_field(
+            name=t("me.reviews", locale), value=t("quiz.review_now", locale, count=reviews.due_now)
+        )
+    elif reviews is not None and reviews.next_due is not None:
+        when = discord.utils.format_dt(reviews.next_due, "R")
+        embed.add_field(name=t("me.reviews", locale), value=t("me.next_review", locale, when=when))
     if title:
         embed.set_footer(text=title)
     return embed
