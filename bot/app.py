@@ -37,6 +37,7 @@ from cogs.ui.replies import ErrorHandlingTree
 if TYPE_CHECKING:
     from bot.daily import DailyService
     from bot.demo_runner import DemoRunner
+    from bot.progress import ProgressReports
     from bot.sessions import QuizSessions
     from bot.storage import Database
     from bot.streaks import Streaks
@@ -62,6 +63,7 @@ class Services:
     daily: DailyService
     streaks: Streaks
     sessions: QuizSessions
+    progress: ProgressReports
     demos: DemoRunner | None
     scheduler: AsyncIOScheduler
 
@@ -164,6 +166,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         from bot.custom_quizzes import load_custom_quizzes
         from bot.daily import DailyService
         from bot.demo_runner import DemoRunner
+        from bot.progress import ProgressReports
         from bot.sessions import QuizSessions
         from bot.storage import Database
         from bot.storage.database import EngineOptions
@@ -189,12 +192,15 @@ class QuizTutorBot(commands.AutoShardedBot):
             # The worker imports torch (seconds): warm it up alongside the gateway login.
             self._demo_warmup = asyncio.create_task(demos.start(), name="demo-warmup")
             self._demo_warmup.add_done_callback(warn_if_warmup_failed)
+        streaks = Streaks(db)
+        sessions = QuizSessions(db, bank)
         return Services(
             db=db,
             bank=bank,
             daily=daily,
-            streaks=Streaks(db),
-            sessions=QuizSessions(db, bank),
+            streaks=streaks,
+            sessions=sessions,
+            progress=ProgressReports(db, bank, streaks, sessions.reviews),
             demos=demos,
             scheduler=AsyncIOScheduler(timezone="UTC"),
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,10 +19,19 @@ from sqlmodel import col, select
 
 from bot.errors import UserError
 from bot.quizbank import Question, QuizBank, choice_order
+from bot.review import QUIZ, Grade, Reviews, Source, record_grades
 from bot.storage import Database, QuizResult, QuizSession, utcnow
 
 DEFAULT_MAX_AGE = timedelta(hours=2)
 ACTIVE, FINISHED, STOPPED, EXPIRED = "active", "finished", "stopped", "expired"
+MAX_REVIEW = 50  # questions in one review session
+
+
+@dataclass(frozen=True)
+class NothingDue:
+    """A review with nothing to ask: when the next review falls due (None: no cards)."""
+
+    next_due: datetime | None
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,7 @@ class QuizSessions:
         self.bank = bank
         self.clock = clock
         self.max_age = max_age  # idle time after which a session counts as expired
+        self.reviews = Reviews(db, bank, clock)
 
     async def start(
         self,
@@ -86,6 +96,35 @@ class QuizSessions:
         # Shipped quizzes and this server's own; never another server's uploads.
         rng = random.Random(seed)
         picked = self.bank.pick_questions(guild_id, quiz_id, count, rng)
+        return await self._begin(user_id, guild_id, quiz_id, locale, picked, rng)
+
+    async def start_review(
+        self,
+        user_id: int,
+        guild_id: int | None,
+        count: int,
+        locale: str,
+        seed: int | None = None,
+    ) -> QuizSession | NothingDue:
+        """A session of the member's review queue (`bot.review`), at most `count` questions,
+        each once; or, with nothing due and nothing unseen, when the next review falls due."""
+        if isinstance(count, bool) or not 1 <= count <= MAX_REVIEW:
+            raise UserError("quiz.bad_count", count=count, max=MAX_REVIEW)
+        queue = await self.reviews.due_queue(user_id, guild_id, self.clock(), count)
+        if not queue:
+            return NothingDue(await self.reviews.next_due(user_id, guild_id))
+        picked = [self.bank.question(question_id) for question_id in queue]
+        return await self._begin(user_id, guild_id, None, locale, picked, random.Random(seed))
+
+    async def _begin(
+        self,
+        user_id: int,
+        guild_id: int | None,
+        quiz_id: str | None,
+        locale: str,
+        picked: Sequence[Question],
+        rng: random.Random,
+    ) -> QuizSession:
         now = self.clock()
         session_row = QuizSession(
             id=secrets.token_urlsafe(8),
@@ -188,6 +227,20 @@ class QuizSessions:
                             correct=correct,
                             answered_at=now,
                         )
+                    )
+                    # The member's review card, with the answer, in one transaction.
+                    await record_grades(
+                        session,
+                        [
+                            Grade(
+                                user_id,
+                                question.id,
+                                correct,
+                                now,
+                                Source(QUIZ, session_id),
+                                seconds=(now - quiz.last_activity_at).total_seconds(),
+                            )
+                        ],
                     )
                 await session.commit()
             if not won.rowcount:  # a concurrent click got there first: report its outcome

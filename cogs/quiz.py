@@ -1,4 +1,5 @@
-"""`/quiz start` and `/quiz stop`: a private, button-driven quiz session per member.
+"""`/quiz start`, `/quiz review` and `/quiz stop`: a private, button-driven quiz session
+per member; a review asks the member's due questions (`bot.review`).
 
 The buttons (`cogs.ui.buttons`) are persistent `DynamicItem`s whose custom_id carries the
 session id; the session itself lives in the database, so a quiz in progress continues
@@ -16,7 +17,8 @@ from discord.ext import commands
 from bot.cooldowns import Cooldown
 from bot.errors import UserError
 from bot.i18n import t
-from bot.sessions import QuizStep
+from bot.sessions import NothingDue, QuizStep
+from bot.storage import QuizSession
 from cogs.common import services_of, topic_choices
 from cogs.ui.buttons import render_step
 from cogs.ui.replies import interaction_locale, log_context, send_ephemeral
@@ -24,6 +26,7 @@ from cogs.ui.replies import interaction_locale, log_context, send_ephemeral
 log = logging.getLogger("quiztutor.quiz")
 
 MAX_QUESTIONS = 50
+DEFAULT_REVIEW = 10
 
 
 class QuizCog(commands.Cog):
@@ -57,11 +60,41 @@ class QuizCog(commands.Cog):
             # A refused start should not cost the member their cooldown.
             self.cooldown.reset(interaction.user.id)
             raise
+        await self._show_first(interaction, session)
+        log.info("quiz started", extra={**log_context(interaction), "session_id": session.id})
+
+    @quiz.command(name="review", description="Review the questions due for you (only you see it)")
+    @app_commands.describe(questions="How many questions")
+    async def review(
+        self,
+        interaction: discord.Interaction,
+        questions: app_commands.Range[int, 1, MAX_QUESTIONS] = DEFAULT_REVIEW,
+    ) -> None:
+        locale = interaction_locale(interaction)
+        wait = self.cooldown.use(interaction.user.id)
+        if wait:
+            raise UserError("cooldown", seconds=max(1, round(wait)))
+        services = services_of(interaction)
+        started = await services.sessions.start_review(
+            interaction.user.id, interaction.guild_id, questions, locale
+        )
+        if isinstance(started, NothingDue):
+            self.cooldown.reset(interaction.user.id)
+            if started.next_due is None:
+                raise UserError("quiz.no_questions")
+            due = started.next_due
+            when = f"{discord.utils.format_dt(due, 'F')} ({discord.utils.format_dt(due, 'R')})"
+            await send_ephemeral(interaction, t("review.nothing_due", locale, when=when))
+            return
+        await self._show_first(interaction, started)
+        log.info("review started", extra={**log_context(interaction), "session_id": started.id})
+
+    async def _show_first(self, interaction: discord.Interaction, session: QuizSession) -> None:
+        services = services_of(interaction)
         question, order = services.sessions.current_question(session)
         step = QuizStep(session, question, order, session.position + 1, len(session.question_ids))
         embed, view = render_step(services.bank, step)
         await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
-        log.info("quiz started", extra={**log_context(interaction), "session_id": session.id})
 
     @start.autocomplete("topic")
     async def topic_autocomplete(

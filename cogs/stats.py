@@ -1,4 +1,5 @@
-"""`/streak` and `/leaderboard`: daily-question streaks of this server's members.
+"""`/streak` and `/leaderboard`: daily-question streaks of this server's members; `/me`,
+a member's own progress, privately.
 
 Both answer in public: streaks are meant to be shown off and compared, and nothing in
 them is private (the leaderboard shows the same numbers). The leaderboard's page buttons
@@ -16,7 +17,7 @@ from discord.ext import commands
 from bot.errors import UserError
 from cogs.common import services_of
 from cogs.ui.buttons import render_page
-from cogs.ui.embeds import streak_embed
+from cogs.ui.embeds import progress_embed, streak_embed
 from cogs.ui.replies import interaction_locale, send_ephemeral
 
 # Page numbers in custom ids are bounded so a forged id cannot ask for a huge OFFSET.
@@ -48,6 +49,14 @@ class StatsCog(commands.Cog):
         stats = await services_of(interaction).streaks.streak(interaction.guild_id, target.id)
         embed = streak_embed(target.display_name, stats, locale)
         await interaction.response.send_message(embed=embed)
+
+    @app_commands.command(name="me", description="Your own progress (only you see it)")
+    async def me(self, interaction: discord.Interaction) -> None:
+        locale = interaction_locale(interaction)
+        services = services_of(interaction)
+        progress = await services.progress.of(interaction.user.id, interaction.guild_id)
+        embed = progress_embed(interaction.user.display_name, progress, services.bank, locale)
+        await send_ephemeral(interaction, embed=embed)
 
     @app_commands.command(name="leaderboard", description="The server's best")
     @app_commands.describe(by="Rank by")

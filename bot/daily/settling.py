@@ -13,6 +13,7 @@ from sqlmodel import col, select
 
 from bot.daily.grading import DailyGrading
 from bot.outbox import Owed, owe
+from bot.review import DAILY, Grade, Source, record_grades
 from bot.storage import (
     DailyAnswer,
     DailyPost,
@@ -81,6 +82,7 @@ class DailySettling(DailyGrading):
                 await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))
             ).all()
             grading = self._grading(post.question_id)
+            source = Source(DAILY, str(post_id))
             n_choices = grading[1] if grading else max((a.choice for a in answers), default=-1) + 1
             distribution = [0] * n_choices
             for answer in answers:
@@ -88,6 +90,15 @@ class DailySettling(DailyGrading):
                     distribution[answer.choice] += 1
             settled = await settle_day(
                 session, post.guild_id, post.day, {a.user_id: a.correct for a in answers}, now
+            )
+            # Every answer of the day updates its member's review card, once: only the
+            # settler that closed the post gets here, in the transaction that closes it.
+            await record_grades(
+                session,
+                [
+                    Grade(a.user_id, post.question_id, a.correct, a.answered_at, source)
+                    for a in answers
+                ],
             )
             summary = RevealSummary(
                 post_id=post_id,

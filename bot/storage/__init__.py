@@ -12,6 +12,8 @@ from bot.storage.models import (
     Outbox,
     QuizResult,
     QuizSession,
+    ReviewCard,
+    ReviewLog,
     utcnow,
 )
 from bot.storage.writer import AnswerWriter, WriterClosed
@@ -28,6 +30,8 @@ __all__ = [
     "Outbox",
     "QuizResult",
     "QuizSession",
+    "ReviewCard",
+    "ReviewLog",
     "WriterClosed",
     "backup",
     "utcnow",

@@ -135,4 +135,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Choice {position} doesn't exist (1–{max}).",
         "id": "Pilihan {position} tidak ada (1–{max}).",
     },
+    # --- /quiz review ----------------------------------------------------------------
+    "quiz.review_now": {
+        "en": "📌 {count} question(s) to review now: /quiz review.",
+        "id": "📌 {count} soal perlu diulang sekarang: /kuis ulang.",
+    },
+    "review.nothing_due": {
+        "en": "🎉 Nothing to review right now: you have answered every question and none is "
+        "due yet. Your next review falls due {when}.",
+        "id": "🎉 Belum ada yang perlu diulang: semua soal sudah Anda jawab dan belum ada yang "
+        "jatuh tempo. Ulangan berikutnya jatuh tempo {when}.",
+    },
 }

@@ -1,4 +1,4 @@
-"""Texts of /streak and /leaderboard."""
+"""Texts of /streak, /leaderboard and /me."""
 
 MESSAGES: dict[str, dict[str, str]] = {
     # --- /streak -------------------------------------------------------------------
@@ -51,4 +51,28 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "Tidak bisa mengurutkan menurut '{value}'; gunakan salah satu dari {allowed}.",
     },
     "leaderboard.bad_page": {"en": "Page {page} doesn't exist.", "id": "Halaman {page} tidak ada."},
+    # --- /me -------------------------------------------------------------------------
+    "me.title": {"en": "📈 {name}'s progress", "id": "📈 Kemajuan {name}"},
+    "me.reviews": {"en": "Reviews", "id": "Ulangan"},
+    "me.reviews_value": {
+        "en": "**{now}** due now · **{week}** due this week",
+        "id": "**{now}** jatuh tempo sekarang · **{week}** jatuh tempo minggu ini",
+    },
+    "me.next_review": {"en": "Next review: {when}", "id": "Ulangan berikutnya: {when}"},
+    "me.practise": {
+        "en": "Practise them with /quiz review.",
+        "id": "Latih dengan /kuis ulang.",
+    },
+    "me.topics": {
+        "en": "Accuracy per topic (weakest first)",
+        "id": "Akurasi per topik (terlemah dulu)",
+    },
+    "me.no_answers": {
+        "en": "Nothing answered yet: try /quiz start or the daily question.",
+        "id": "Belum ada yang dijawab: coba /kuis mulai atau soal harian.",
+    },
+    "me.no_streak": {
+        "en": "Streaks belong to a server: use /me there.",
+        "id": "Streak milik sebuah server: pakai /saya di sana.",
+    },
 }

@@ -178,7 +178,9 @@ async def next_question(interaction: discord.Interaction, session_id: str) -> No
     step = await services.sessions.next(session_id, interaction.user.id)
     if isinstance(step, QuizSummary):
         locale = interaction_locale(interaction)
-        embed = summary_embed(locale, step.score, step.total, step.elapsed)
+        # What the answers left to practise: mistakes are due at once (/quiz review).
+        reviews = await services.sessions.reviews.counts(interaction.user.id, interaction.guild_id)
+        embed = summary_embed(locale, step.score, step.total, step.elapsed, reviews=reviews)
         await interaction.response.edit_message(embed=embed, view=None)
         return
     embed, view = render_step(services.bank, step)

@@ -1,4 +1,4 @@
-"""Embeds of the quiz, the streak and leaderboard, and the demos."""
+"""Embeds of the quiz, the streak and leaderboard, /me, and the demos."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any
 import discord
 
 from bot.i18n import t
-from bot.quizbank import Question, Quiz, pick_locale
+from bot.progress import Progress
+from bot.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.review import ReviewCounts
 from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
@@ -102,7 +104,12 @@ def answered_embed(
 
 
 def summary_embed(
-    locale: str, score: int, total: int, elapsed: timedelta, title: str | None = None
+    locale: str,
+    score: int,
+    total: int,
+    elapsed: timedelta,
+    title: str | None = None,
+    reviews: ReviewCounts | None = None,
 ) -> discord.Embed:
     percent = round(100 * score / total) if total else 0
     embed = discord.Embed(
@@ -117,6 +124,13 @@ def summary_embed(
         ),
         colour=RIGHT_COLOUR if percent >= 70 else BRAND_COLOUR,
     )
+    if reviews is not None and reviews.due_now:
+        embed.add_field(
+            name=t("me.reviews", locale), value=t("quiz.review_now", locale, count=reviews.due_now)
+        )
+    elif reviews is not None and reviews.next_due is not None:
+        when = discord.utils.format_dt(reviews.next_due, "R")
+        embed.add_field(name=t("me.reviews", locale), value=t("me.next_review", locale, when=when))
     if title:
         embed.set_footer(text=title)
     return embed
@@ -141,6 +155,36 @@ def streak_embed(name: str, streak: MemberStreak, locale: str) -> discord.Embed:
     )
     if not streak.answered:
         embed.description = t("streak.no_answers", locale)
+    return embed
+
+
+def progress_embed(name: str, progress: Progress, bank: QuizBank, locale: str) -> discord.Embed:
+    embed = discord.Embed(title=t("me.title", locale, name=name), colour=BRAND_COLOUR)
+    days = "streak.days"
+    if progress.streak is not None:
+        current, longest = progress.streak.current, progress.streak.longest
+        embed.add_field(name=t("streak.current", locale), value=t(days, locale, count=current))
+        embed.add_field(name=t("streak.longest", locale), value=t(days, locale, count=longest))
+    else:
+        embed.add_field(name=t("streak.current", locale), value=t("me.no_streak", locale))
+    counts = progress.reviews
+    lines = [t("me.reviews_value", locale, now=counts.due_now, week=counts.due_this_week)]
+    if counts.due_now:
+        lines.append(t("me.practise", locale))
+    elif counts.next_due is not None:
+        when = discord.utils.format_dt(counts.next_due, "R")
+        lines.append(t("me.next_review", locale, when=when))
+    embed.add_field(name=t("me.reviews", locale), value="\n".join(lines), inline=False)
+    topics = [
+        f"{clip(pick_locale(bank.quiz(topic.quiz_id).title, locale), 80)} — "
+        f"{_percent(topic.accuracy)} ({topic.correct}/{topic.answered})"
+        for topic in progress.topics
+    ]
+    embed.add_field(
+        name=t("me.topics", locale),
+        value=clip("\n".join(topics), EMBED_FIELD_MAX) if topics else t("me.no_answers", locale),
+        inline=False,
+    )
     return embed
 
 
