@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.common import Row, db_url, noon_zone, seed_database, stand_in, workdir
-from bot.daily_jobs import ANSWER_EMOJI
+from bot.daily import ANSWER_EMOJI
 from tests.discord_fake.server import FakeDiscord
 from tests.support.subprocess_bot import BotProcess, bot_env
 
