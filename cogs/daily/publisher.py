@@ -110,24 +110,22 @@ class DiscordPublisher:
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
         assert post.message_id is not None
         try:
-            question = self.bot.services.bank.question(post.question_id)
-            n_choices = question.n_choices
+            n_choices = self.bot.services.bank.question(post.question_id).n_choices
         except KeyError:
             n_choices = len(ANSWER_EMOJI)
+        choice_of = {emoji: choice for choice, emoji in enumerate(ANSWER_EMOJI[:n_choices])}
+        channel = self._channel(post.channel_id, post.guild_id)
         found: list[tuple[int, int]] = []
-        for choice, emoji in enumerate(ANSWER_EMOJI[:n_choices]):
-            after: int | None = None
-            while True:
-                try:
-                    users = await self.bot.http.get_reaction_users(
-                        post.channel_id, post.message_id, emoji, limit=100, after=after
-                    )
-                except discord.NotFound:
-                    # The message (or channel) is gone: nothing to recover. An emoji
-                    # nobody used is an empty list, not a 404.
-                    return found
-                found += [(int(u["id"]), choice) for u in users if not u.get("bot")]
-                if len(users) < 100:
-                    break
-                after = int(users[-1]["id"])
+        try:
+            message = await channel.fetch_message(post.message_id)
+            for reaction in message.reactions:
+                choice = choice_of.get(str(reaction.emoji))
+                if choice is None:
+                    continue
+                # discord.py pages through the users 100 at a time.
+                async for user in reaction.users(limit=None):
+                    if not user.bot:
+                        found.append((user.id, choice))
+        except discord.NotFound:
+            pass  # the message (or channel) is gone: nothing (more) to recover
         return found
