@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help=f"run only this benchmark (repeatable): {', '.join(BENCHMARKS)}",
     )
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument(
         "--db",
         choices=("sqlite", "postgres"),
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         rows, crashed = asyncio.run(run_both(args.only or list(DB_BOUND), args.quick, args.pg_url))
     else:
         rows, crashed = asyncio.run(run_all(args.only or list(BENCHMARKS), args.quick))
-    print(format_table(rows))
+    print(format_table(rows, markdown=args.markdown))
     print(f"\ntotal {time.perf_counter() - start:.0f} s{' (quick sizes)' if args.quick else ''}")
     if crashed:
         print(f"crashed: {', '.join(crashed)}", file=sys.stderr)

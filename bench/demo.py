@@ -79,7 +79,9 @@ async def run(quick: bool) -> list[Row]:
             warm_total <= 1.0,
             baseline=worker_s,
             baseline_what="in-worker compute+plot",
-            note=f"n={samples}; worker start {info.get('ready_s')} s "
+            n=samples,
+            spread=(min(t for t, _ in warm), max(t for t, _ in warm)),
+            note=f"worker start {info.get('ready_s')} s "
             f"(torch import {info.get('import_s')} s), bot start -> warm {env.warmup_s:.1f} s, "
             "in parallel with READY",
         )
@@ -123,6 +125,7 @@ async def run(quick: bool) -> list[Row]:
                 None,
                 baseline=float(one["run2"]["compute_s"]),  # type: ignore[index]
                 baseline_what="compute",
+                better="",
                 note=f"1 thread: {one}; default threads: {default}",
             )
         )

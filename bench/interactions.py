@@ -109,8 +109,10 @@ async def run(quick: bool) -> list[Row]:
                     p99 <= 100,
                     baseline=floor_p99,
                     baseline_what="autocomplete floor p99",
-                    note=f"n={len(values)}, p50 {percentile(values, 50):.1f} ms"
-                    + (f"; {note}" if note else ""),
+                    n=len(values),
+                    n_what="samples",
+                    spread=(min(values), max(values)),
+                    note=f"p50 {percentile(values, 50):.1f} ms" + (f"; {note}" if note else ""),
                 )
             )
     return rows

@@ -168,6 +168,9 @@ async def run(quick: bool) -> list[Row]:
             "ms",
             "(info)",
             None,
+            n=len(lags),
+            n_what="jobs",
+            spread=(min(lags), max(lags)),
             note=f"p50 {percentile(lags, 50):.0f} ms, max {max(lags):.0f} ms over {len(lags)} jobs;"
             f" registering {total:,} jobs {register_s:.2f} s"
             f" ({ms(register_s) / total * 1000:.0f} us/job), ~{job_mib:.1f} MiB RSS",
