@@ -25,7 +25,15 @@ from bench import common
 from bench.common import Row, close_shared, format_table
 
 # Order: the cheap, in-process ones first; module name == benchmark name.
-BENCHMARKS = ("reactions", "grading_latency", "interactions", "demo", "memory", "schedule")
+BENCHMARKS = (
+    "reactions",
+    "grading_latency",
+    "steady",
+    "interactions",
+    "demo",
+    "memory",
+    "schedule",
+)
 DB_BOUND = ("reactions", "schedule")
 
 

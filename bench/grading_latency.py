@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from bench.common import (
@@ -70,7 +71,17 @@ class Load:
     def restore(self) -> None:
         self.bot.services.daily.record_answer_nowait = self._real  # type: ignore[method-assign]
 
-    async def offer(self, rate: float, seconds: float) -> None:
+    async def offer(
+        self,
+        rate: float,
+        seconds: float,
+        *,
+        paced: bool = False,
+        on_start: Callable[[], None] | None = None,
+    ) -> None:
+        """Feed `rate`/s for `seconds`. `paced`: sleep until the next frame is due (one
+        wake-up per frame) instead of polling every millisecond; `on_start` runs once the
+        frames are built, just before the first is fed."""
         ws = gateway_ws(self.bot)
         total = int(rate * seconds)
         frames = [
@@ -83,6 +94,8 @@ class Load:
             for i in range(total)
         ]
         loop = asyncio.get_running_loop()
+        if on_start is not None:
+            on_start()
         start = loop.time()
         i = 0
         while i < total:
@@ -91,7 +104,7 @@ class Load:
                 self.fed[self.user_base + self.offered + i] = time.perf_counter()
                 await ws.received_message(frames[i])
                 i += 1
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(max(0.0, start + i / rate - loop.time()) if paced else 0.001)
         self.offered += total
 
     async def settle(self) -> None:
