@@ -63,3 +63,23 @@ async def test_an_isolated_answer_does_not_wait(db: Database) -> None:
         assert await asyncio.wait_for(writer.submit(post_id, 1, 0, True, NOW), 10) is True
     finally:
         await writer.close()
+
+
+async def test_a_broken_writer_connection_is_replaced_without_losing_the_answer(
+    db: Database,
+) -> None:
+    # The writer keeps its connection between batches; when the database drops it
+    # (a restart, an idle timeout), the next batch must still be written.
+    post_id = await make_post(db)
+    writer = AnswerWriter(db)
+    await writer.start()
+    try:
+        assert await writer.submit(post_id, 1, 0, True, NOW) is True
+        held = writer._conn
+        assert held is not None
+        raw = await held.get_raw_connection()
+        await raw.driver_connection.close()  # aiosqlite or asyncpg, under SQLAlchemy
+        assert await asyncio.wait_for(writer.submit(post_id, 2, 0, True, NOW), 10) is True
+    finally:
+        await writer.close()
+    assert await count_answers(db) == 2
