@@ -102,7 +102,7 @@ def _fmt(value: float | None, unit: str = "") -> str:
 
 def _n_spread(r: Row) -> str:
     text = f"{r.n:,} {r.n_what}" if r.n != 1 else f"1 {r.n_what.rstrip('s')}"
-    if r.spread is not None:
+    if r.spread is not None and r.n > 1:
         lo, hi = r.spread
         text += f", {_fmt(lo)}\u2013{_fmt(hi, r.unit)}"
     return text
