@@ -93,6 +93,9 @@ async def run_both(names: list[str], quick: bool, pg_url: str) -> tuple[list[Row
                     None,
                     baseline=base.figure,
                     baseline_what="SQLite, same run",
+                    n=row.n,
+                    n_what=row.n_what,
+                    spread=row.spread,
                 )
             )
     return rows, crashed
