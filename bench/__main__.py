@@ -28,13 +28,14 @@ from bench.common import Row, close_shared, format_table
 BENCHMARKS = (
     "reactions",
     "grading_latency",
+    "steady",
     "interactions",
     "demo",
     "memory",
     "schedule",
     "shards",
 )
-DB_BOUND = ("reactions", "schedule", "shards")
+DB_BOUND = ("reactions", "steady", "schedule", "shards")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:
@@ -93,6 +94,9 @@ async def run_both(names: list[str], quick: bool, pg_url: str) -> tuple[list[Row
                     None,
                     baseline=base.figure,
                     baseline_what="SQLite, same run",
+                    n=row.n,
+                    n_what=row.n_what,
+                    spread=row.spread,
                 )
             )
     return rows, crashed
@@ -108,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help=f"run only this benchmark (repeatable): {', '.join(BENCHMARKS)}",
     )
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument(
         "--db",
         choices=("sqlite", "postgres"),
@@ -130,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         rows, crashed = asyncio.run(run_both(args.only or list(DB_BOUND), args.quick, args.pg_url))
     else:
         rows, crashed = asyncio.run(run_all(args.only or list(BENCHMARKS), args.quick))
-    print(format_table(rows))
+    print(format_table(rows, markdown=args.markdown))
     print(f"\ntotal {time.perf_counter() - start:.0f} s{' (quick sizes)' if args.quick else ''}")
     if crashed:
         print(f"crashed: {', '.join(crashed)}", file=sys.stderr)

@@ -2,7 +2,9 @@
 
 Every benchmark returns `Row`s: a figure, its budget, a baseline measured in the same
 run and the ratio between them. The machines are shared and noisy, so the ratio is
-what to compare between runs; the absolute figure is what the budget is about.
+what to compare between runs; the absolute figure is what the budget is about. A row
+says how many repeats (or samples) its figure summarises and their spread (min-max),
+and which way its ratio is better.
 """
 
 from __future__ import annotations
@@ -47,14 +49,30 @@ class Row:
     baseline: float | None = None
     baseline_what: str = ""
     note: str = ""
-    # "higher": figure/baseline (throughput); "lower": figure/baseline (a cost, 1 = baseline).
+    # A budget on the ratio figure/baseline, e.g. ">=10x".
     ratio_budget: str = ""
+    # How many repeats (or samples) the figure summarises, and their min-max; n=1 is one run.
+    n: int = 1
+    n_what: str = "runs"
+    spread: tuple[float, float] | None = None
+    # Which way is better for this figure (and so for its ratio to the baseline):
+    # "higher" (a rate), "lower" (a time, a size, a cost) or "" (neither: information).
+    better: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.better == "auto":
+            self.better = "higher" if self.unit.endswith("/s") else "lower"
 
     @property
     def ratio(self) -> float | None:
         if self.baseline is None or self.baseline == 0:
             return None
         return self.figure / self.baseline
+
+
+def summary(values: Sequence[float]) -> tuple[float, int, tuple[float, float]]:
+    """(median, n, (min, max)) of repeated measurements: `Row(..., fig, n=n, spread=s)`."""
+    return median(values), len(values), (min(values), max(values))
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -82,24 +100,50 @@ def _fmt(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def format_table(rows: Iterable[Row]) -> str:
-    header = ("benchmark", "figure", "budget", "baseline", "ratio", "pass")
+def _n_spread(r: Row) -> str:
+    text = f"{r.n:,} {r.n_what}" if r.n != 1 else f"1 {r.n_what.rstrip('s')}"
+    if r.spread is not None and r.n > 1:
+        lo, hi = r.spread
+        text += f", {_fmt(lo)}\u2013{_fmt(hi, r.unit)}"
+    return text
+
+
+def _ratio(r: Row) -> str:
+    ratio = r.ratio
+    if ratio is None:
+        return "-"
+    way = {"higher": "higher is better", "lower": "lower is better"}.get(r.better, "info")
+    return f"{ratio:.2f}x ({way}{'; ' + r.ratio_budget if r.ratio_budget else ''})"
+
+
+def format_table(rows: Iterable[Row], markdown: bool = False) -> str:
+    header = (
+        "benchmark",
+        "figure",
+        "n, spread (min\u2013max)",
+        "budget",
+        "baseline",
+        "ratio",
+        "pass",
+    )
     lines: list[tuple[str, ...]] = [header]
     for r in rows:
-        ratio = r.ratio
         verdict = "-" if r.passed is None else ("PASS" if r.passed else "FAIL")
         lines.append(
             (
                 f"{r.bench}: {r.metric}",
                 _fmt(r.figure, r.unit),
+                _n_spread(r),
                 r.budget,
                 f"{_fmt(r.baseline, r.unit)} ({r.baseline_what})" if r.baseline_what else "-",
-                "-"
-                if ratio is None
-                else f"{ratio:.2f}x" + (f" ({r.ratio_budget})" if r.ratio_budget else ""),
+                _ratio(r),
                 verdict,
             )
         )
+    if markdown:  # the README's table
+        out = ["| " + " | ".join(line) + " |" for line in lines]
+        out.insert(1, "| " + " | ".join("---" for _ in header) + " |")
+        return "\n".join(out)
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     out = [" | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
     out.insert(1, "-+-".join("-" * w for w in widths))

@@ -17,10 +17,12 @@ import subprocess
 import sys
 import time
 
-from bench.common import DemoBot, Row, demo_bot, median, new_members
+from bench.common import DemoBot, Row, demo_bot, median, new_members, summary
 from bot.demo_runner import DemoRunner
 
 NAME = "demo"
+REPEATS = 3
+PROBE_RUNS = 4  # run0 pays first-call costs; the figure is the median of the others
 
 PROBE = r"""
 import json, sys, time
@@ -31,8 +33,8 @@ from experiments import accumulation
 from experiments._common import resolve_device
 dev = resolve_device("cpu")
 out = {"import_s": time.perf_counter() - t0, "threads": torch.get_num_threads()}
-for i in range(3):  # run0 pays first-call costs
-    t = time.perf_counter(); numbers = accumulation.compute(dev, 4, 8); c = time.perf_counter() - t
+for i in range(int(sys.argv[2])):  # run0 pays first-call costs; the /demo defaults (8 x 4)
+    t = time.perf_counter(); numbers = accumulation.compute(dev, 8, 4); c = time.perf_counter() - t
     t = time.perf_counter(); accumulation.plot(numbers); p = time.perf_counter() - t
     out[f"run{i}"] = {"compute_s": round(c, 3), "plot_s": round(p, 3)}
 print(json.dumps(out))
@@ -53,7 +55,7 @@ async def one_demo(env: DemoBot, tag: str) -> tuple[float, float]:
 
 def probe(threads: int) -> dict[str, object]:
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(threads)],
+        [sys.executable, "-c", PROBE, str(threads), str(PROBE_RUNS)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -79,7 +81,9 @@ async def run(quick: bool) -> list[Row]:
             warm_total <= 1.0,
             baseline=worker_s,
             baseline_what="in-worker compute+plot",
-            note=f"n={samples}; worker start {info.get('ready_s')} s "
+            n=samples,
+            spread=(min(t for t, _ in warm), max(t for t, _ in warm)),
+            note=f"worker start {info.get('ready_s')} s "
             f"(torch import {info.get('import_s')} s), bot start -> warm {env.warmup_s:.1f} s, "
             "in parallel with READY",
         )
@@ -87,16 +91,21 @@ async def run(quick: bool) -> list[Row]:
     if not quick:
         demos = env.bot.services.demos
         assert demos is not None
-        fresh = DemoRunner(device="cpu", warm_up=False)
-        spawn = time.perf_counter()
-        await fresh.start()
-        spawn_s = time.perf_counter() - spawn
-        env.bot.services.demos = fresh
-        try:
-            cold_total, cold_worker = await one_demo(env, "cold")
-        finally:
-            env.bot.services.demos = demos
-            await fresh.close()
+        cold: list[tuple[float, float, float]] = []
+        for rep in range(REPEATS):
+            fresh = DemoRunner(device="cpu", warm_up=False)
+            spawn = time.perf_counter()
+            await fresh.start()
+            spawn_s = time.perf_counter() - spawn
+            env.bot.services.demos = fresh
+            try:
+                cold.append((*await one_demo(env, f"cold{rep}"), spawn_s))
+            finally:
+                env.bot.services.demos = demos
+                await fresh.close()
+        cold_total, reps, cold_spread = summary([c[0] for c in cold])
+        cold_worker = median([c[1] for c in cold])
+        spawn_s = median([c[2] for c in cold])
         rows.append(
             Row(
                 NAME,
@@ -107,22 +116,29 @@ async def run(quick: bool) -> list[Row]:
                 None,
                 baseline=warm_total,
                 baseline_what="warm median",
+                n=reps,
+                spread=cold_spread,
                 note=f"in-worker {cold_worker:.2f} s; spawn+import before it {spawn_s:.1f} s",
             )
         )
         # One after the other: in parallel they would share the 2 cores.
         one = await asyncio.to_thread(probe, 1)
         default = await asyncio.to_thread(probe, 0)
+        later = [one[f"run{i}"] for i in range(1, PROBE_RUNS)]  # run0 pays first-call costs
+        plot_s, probe_n, plot_spread = summary([float(r["plot_s"]) for r in later])  # type: ignore[index]
         rows.append(
             Row(
                 NAME,
                 "probe: plot share of a warm run",
-                float(one["run2"]["plot_s"]),  # type: ignore[index]
+                plot_s,
                 "s",
                 "(info)",
                 None,
-                baseline=float(one["run2"]["compute_s"]),  # type: ignore[index]
+                baseline=median([float(r["compute_s"]) for r in later]),  # type: ignore[index]
                 baseline_what="compute",
+                better="",
+                n=probe_n,
+                spread=plot_spread,
                 note=f"1 thread: {one}; default threads: {default}",
             )
         )

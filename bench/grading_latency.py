@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from bench.common import (
@@ -25,6 +26,7 @@ from bench.common import (
     reaction_frame,
     running_bot,
     stand_in,
+    summary,
     workdir,
 )
 from bot.app import QuizTutorBot
@@ -69,7 +71,17 @@ class Load:
     def restore(self) -> None:
         self.bot.services.daily.record_answer_nowait = self._real  # type: ignore[method-assign]
 
-    async def offer(self, rate: float, seconds: float) -> None:
+    async def offer(
+        self,
+        rate: float,
+        seconds: float,
+        *,
+        paced: bool = False,
+        on_start: Callable[[], None] | None = None,
+    ) -> None:
+        """Feed `rate`/s for `seconds`. `paced`: sleep until the next frame is due (one
+        wake-up per frame) instead of polling every millisecond; `on_start` runs once the
+        frames are built, just before the first is fed."""
         ws = gateway_ws(self.bot)
         total = int(rate * seconds)
         frames = [
@@ -82,6 +94,8 @@ class Load:
             for i in range(total)
         ]
         loop = asyncio.get_running_loop()
+        if on_start is not None:
+            on_start()
         start = loop.time()
         i = 0
         while i < total:
@@ -90,7 +104,7 @@ class Load:
                 self.fed[self.user_base + self.offered + i] = time.perf_counter()
                 await ws.received_message(frames[i])
                 i += 1
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(max(0.0, start + i / rate - loop.time()) if paced else 0.001)
         self.offered += total
 
     async def settle(self) -> None:
@@ -114,38 +128,55 @@ async def idle_latency_ms(bot: QuizTutorBot, post: OpenPost, n: int, samples: in
     return load.latencies_ms()
 
 
+REPEATS = 3
+
+
 async def run(quick: bool) -> list[Row]:
     rate, seconds = (200.0, 1.0) if quick else (2000.0, 10.0)
+    p99s: list[float] = []
+    p50s: list[float] = []
+    worst = 0.0
+    fed = committed = 0
     async with stand_in() as fake:
         with workdir() as tmp:
             async with running_bot(fake, tmp) as bot:
                 post, n = await open_daily_post(bot, fake.guild.id, fake.channel2.id)
                 idle = await idle_latency_ms(bot, post, n, 20 if quick else 100)
-                load = Load(bot, post, n, 10**15)
-                try:
-                    await load.offer(rate, seconds)
-                    await load.settle()
-                finally:
-                    load.restore()
-                lat = load.latencies_ms()
-                rows = count_rows(
-                    tmp,
-                    "SELECT COUNT(*) FROM daily_answer WHERE post_id = ? AND user_id BETWEEN ? AND ?",
-                    (post.post_id, 10**15, 10**15 + len(load.fed)),
-                )
-                assert jobs_of(bot).reactions_seen >= len(load.fed)
-    p99 = percentile(lat, 99)
+                for rep in range(REPEATS):
+                    base = 10**15 + rep * 10**7  # fresh members in every repeat
+                    load = Load(bot, post, n, base)
+                    try:
+                        await load.offer(rate, seconds)
+                        await load.settle()
+                    finally:
+                        load.restore()
+                    lat = load.latencies_ms()
+                    p99s.append(percentile(lat, 99))
+                    p50s.append(percentile(lat, 50))
+                    worst = max(worst, max(lat))
+                    fed += len(load.fed)
+                    committed += count_rows(
+                        tmp,
+                        "SELECT COUNT(*) FROM daily_answer WHERE post_id = ?"
+                        " AND user_id BETWEEN ? AND ?",
+                        (post.post_id, base, base + len(load.fed)),
+                    )
+                assert jobs_of(bot).reactions_seen >= fed
+    p99, reps, spread = summary(p99s)
     return [
         Row(
             NAME,
             f"p99 at {rate:,.0f}/s for {seconds:g} s",
             p99,
             "ms",
-            "<=25 ms",
-            p99 <= 25 and rows == len(load.fed),
+            "<=25 ms in each run",
+            max(p99s) <= 25 and committed == fed,
             baseline=median(idle),
-            baseline_what="idle median",
-            note=f"p50 {percentile(lat, 50):.1f} ms, max {max(lat):.1f} ms; "
-            f"{rows:,}/{len(load.fed):,} rows committed",
+            baseline_what=f"idle median of {len(idle)}",
+            n=reps,
+            spread=spread,
+            note=f"{fed // reps:,} samples per run; p50 {median(p50s):.1f} ms"
+            f" ({min(p50s):.1f}\u2013{max(p50s):.1f}), max {worst:.1f} ms; "
+            f"{committed:,}/{fed:,} rows committed",
         )
     ]

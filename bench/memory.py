@@ -27,17 +27,20 @@ import discord
 from bench.common import (
     Row,
     db_url,
+    median,
     noon_zone,
     rss_mib,
     running_bot,
     seed_database,
     stand_in,
+    summary,
     workdir,
 )
 from bot.app import bot_intents
 from tests.discord_fake.plugin import run_client
 
 NAME = "memory"
+REPEATS = 3
 REPO = Path(__file__).resolve().parent.parent
 IMPORTS = (
     "import discord, sqlalchemy, sqlmodel, aiosqlite, apscheduler, pydantic, yaml, orjson;"
@@ -70,63 +73,70 @@ async def run(quick: bool) -> list[Row]:
                 times,
                 answers,
             )
-            # Baseline start-up: a bare client, same intents, same stand-in.
-            bare = discord.Client(intents=bot_intents())
-            start = time.perf_counter()
-            async with run_client(bare, fake):
-                bare_s = time.perf_counter() - start
-            start = time.perf_counter()
-            async with running_bot(fake, tmp, sync=True, demo_worker=not quick) as bot:
-                ready_s = time.perf_counter() - start
-                demos = bot.services.demos
-                warm_done = demos is None or bot._demo_warmup.done()
-            # The bot process as deployed.
-            env = {
-                **os.environ,
-                **fake.env(),
-                "DATABASE_URL": db_url(tmp),
-                "DEMO_WORKER": "false" if quick else "true",
-                "DEMO_DEVICE": "cpu",
-                "LOG_LEVEL": "WARNING",
-                "QUIZ_COOLDOWN_S": "0",
-                "PYTHONPATH": str(REPO),
-            }
-            start = time.perf_counter()
-            proc = subprocess.Popen(  # noqa: ASYNC220 -- returns at once; we poll it
-                [sys.executable, "-m", "bot", "run"],
-                cwd=tmp,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            try:
-                member = fake.users_list[0]
-                first_s = None
-                deadline = time.perf_counter() + 60
-                while first_s is None:
-                    if proc.poll() is not None or time.perf_counter() > deadline:
-                        err = proc.stderr.read().decode() if proc.stderr else ""
-                        raise RuntimeError(f"bot subprocess did not answer: {err[-2000:]}")
-                    if fake.gateway.connected:
-                        try:
-                            await fake.slash(member, "quiz start", questions=1, timeout=1.0)
-                            first_s = time.perf_counter() - start
-                        except (TimeoutError, AssertionError):
-                            pass
-                    await asyncio.sleep(0.05)
-                await asyncio.sleep(1.0)  # let start-up work (jobs, catch-up checks) settle
-                rss = rss_mib(proc.pid)
-                maps = Path(f"/proc/{proc.pid}/maps").read_text()  # noqa: ASYNC240 -- procfs
-                torch_in_bot = "libtorch" in maps
-                workers = children(proc.pid)
-                worker_rss = sum(rss_mib(w) for w in workers)
-            finally:
-                proc.send_signal(signal.SIGTERM)
+            bare_runs: list[float] = []
+            ready_runs: list[float] = []
+            spawned: list[tuple[float, float, bool, list[int], float]] = []
+            for rep in range(REPEATS):
+                # Baseline start-up: a bare client, same intents, same stand-in.
+                bare = discord.Client(intents=bot_intents())
+                start = time.perf_counter()
+                async with run_client(bare, fake):
+                    bare_s = time.perf_counter() - start
+                start = time.perf_counter()
+                async with running_bot(fake, tmp, sync=True, demo_worker=not quick) as bot:
+                    ready_s = time.perf_counter() - start
+                    demos = bot.services.demos
+                    warm_done = demos is None or bot._demo_warmup.done()
+                bare_runs.append(bare_s)
+                ready_runs.append(ready_s)
+                # The bot process as deployed.
+                env = {
+                    **os.environ,
+                    **fake.env(),
+                    "DATABASE_URL": db_url(tmp),
+                    "DEMO_WORKER": "false" if quick else "true",
+                    "DEMO_DEVICE": "cpu",
+                    "LOG_LEVEL": "WARNING",
+                    "QUIZ_COOLDOWN_S": "0",
+                    "PYTHONPATH": str(REPO),
+                }
+                start = time.perf_counter()
+                proc = subprocess.Popen(  # noqa: ASYNC220 -- returns at once; we poll it
+                    [sys.executable, "-m", "bot", "run"],
+                    cwd=tmp,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
                 try:
-                    proc.wait(20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                    member = fake.users_list[rep]  # no open quiz
+                    first_s = None
+                    deadline = time.perf_counter() + 60
+                    while first_s is None:
+                        if proc.poll() is not None or time.perf_counter() > deadline:
+                            err = proc.stderr.read().decode() if proc.stderr else ""
+                            raise RuntimeError(f"bot subprocess did not answer: {err[-2000:]}")
+                        if fake.gateway.connected:
+                            try:
+                                await fake.slash(member, "quiz start", questions=1, timeout=1.0)
+                                first_s = time.perf_counter() - start
+                            except (TimeoutError, AssertionError):
+                                pass
+                        await asyncio.sleep(0.05)
+                    await asyncio.sleep(1.0)  # let start-up work (jobs, catch-up checks) settle
+                    rss = rss_mib(proc.pid)
+                    maps = Path(f"/proc/{proc.pid}/maps").read_text()  # noqa: ASYNC240 -- procfs
+                    torch_in_bot = "libtorch" in maps
+                    workers = children(proc.pid)
+                    worker_rss = sum(rss_mib(w) for w in workers)
+                finally:
+                    proc.send_signal(signal.SIGTERM)
+                    try:
+                        proc.wait(20)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+                spawned.append((first_s, rss, torch_in_bot, workers, worker_rss))
     floor = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-c", IMPORTS],
@@ -136,6 +146,13 @@ async def run(quick: bool) -> list[Row]:
         timeout=60,
     )
     floor_mib = int(floor.stdout.strip()) / 1024
+    rss, reps, rss_spread = summary([r[1] for r in spawned])
+    first_s, _, first_spread = summary([r[0] for r in spawned])
+    ready_s, _, ready_spread = summary(ready_runs)
+    bare_s = median(bare_runs)
+    torch_in_bot = any(r[2] for r in spawned)
+    workers = spawned[-1][3]
+    worker_rss = median([r[4] for r in spawned])
     return [
         Row(
             NAME,
@@ -143,9 +160,11 @@ async def run(quick: bool) -> list[Row]:
             rss,
             "MiB",
             "<120 MiB, no torch",
-            rss < 120 and not torch_in_bot,
+            rss_spread[1] < 120 and not torch_in_bot,  # every run
             baseline=floor_mib,
             baseline_what="imports only",
+            n=reps,
+            spread=rss_spread,
             note=f"libtorch mapped in bot: {torch_in_bot}; worker processes {len(workers)},"
             f" {worker_rss:.0f} MiB",
         ),
@@ -158,6 +177,8 @@ async def run(quick: bool) -> list[Row]:
             ready_s < 2.0,
             baseline=bare_s,
             baseline_what="bare discord.Client",
+            n=reps,
+            spread=ready_spread,
             note=f"worker warm-up still running at READY: {not warm_done} (in parallel)",
         ),
         Row(
@@ -169,6 +190,8 @@ async def run(quick: bool) -> list[Row]:
             None,
             baseline=ready_s,
             baseline_what="in-process READY",
+            n=reps,
+            spread=first_spread,
             note="includes the interpreter and imports (~2 s here)",
         ),
     ]

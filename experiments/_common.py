@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ matplotlib.use("Agg")  # headless: the bot and the worker have no display
 
 import matplotlib.pyplot as plt
 import torch
+from matplotlib.ticker import FuncFormatter
 
 from experiments.result import DemoResult, jsonable
 
@@ -50,11 +52,39 @@ def generator(dev: torch.device, seed: int = SEED) -> torch.Generator:
 
 @contextmanager
 def figure(nrows: int = 1, ncols: int = 1, **kw: Any) -> Iterator[tuple[Any, Any]]:
-    fig, axes = plt.subplots(nrows, ncols, **kw)
-    try:
-        yield fig, axes
-    finally:
-        plt.close(fig)
+    with plt.rc_context(FIGURE_RC):  # type: ignore[arg-type]
+        fig, axes = plt.subplots(nrows, ncols, **kw)
+        try:
+            yield fig, axes
+        finally:
+            plt.close(fig)
+
+
+#: Titles at the top edge of their axes (y = 1, the default pad above it): where
+#: matplotlib's automatic placement puts them when no axes has ticks on top (none here),
+#: without measuring every tick label once more per axes on each draw.
+FIGURE_RC: dict[str, Any] = {"axes.titley": 1.0}
+
+_SUPERSCRIPT = str.maketrans(
+    "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+
+
+def _power_of_ten(value: float, _pos: object = None) -> str:
+    if not value > 0:
+        return ""
+    exponent = math.log10(value)
+    if abs(exponent - round(exponent)) > 1e-9:
+        return ""
+    return "10" + str(round(exponent)).translate(_SUPERSCRIPT)
+
+
+def plain_log_labels(axis: Any) -> None:
+    """Label a log axis's decades 10\u207b\u00b2 ... 10\u2076 in plain text (Unicode superscripts).
+
+    Reads like matplotlib's own labels, which are mathtext: parsed anew for every figure
+    (the parser's cache belongs to the renderer), about a fifth of a demo's plot time."""
+    axis.set_major_formatter(FuncFormatter(_power_of_ten))
 
 
 #: What each rendered figure shows (title, lesson, per-axes labels and legend); tests read

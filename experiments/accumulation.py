@@ -22,6 +22,7 @@ from experiments._common import (
     fmt,
     generator,
     median_spread,
+    plain_log_labels,
     sync,
     timed_run,
 )
@@ -299,6 +300,7 @@ def _plot_training(ax: Any, numbers: dict[str, Any]) -> None:
             lw=2 if v == "correct" else 1.5,
         )
     ax.set_yscale("log")
+    plain_log_labels(ax.yaxis)
     ax.set_ylim(top=1e6)
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("full-batch MSE (log scale)")
