@@ -242,3 +242,13 @@ def test_reason_round_trips_through_json() -> None:
         "recall": 0.25,
         "n": 2,
     }
+
+
+async def test_repeat_after_defaults_to_30_and_is_kept_when_left_out(daily: DailyService) -> None:
+    first = await daily.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
+    assert first.repeat_after_days == 30
+    await daily.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta", repeat_after=7)
+    kept = await daily.configure(GUILD, CHANNEL, "09:00", "Asia/Jakarta")
+    assert (kept.post_time, kept.repeat_after_days) == ("09:00", 7)
+    config = await daily.config(GUILD)
+    assert config is not None and config.repeat_after_days == 7

@@ -19,6 +19,7 @@ The reason (`Reason.to_dict()`) is stored on the post, and `/daily status` shows
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
@@ -171,20 +172,26 @@ async def signals_of(
     members = (await session.exec(select(func.count()).select_from(active.subquery()))).one()
     if not members or not questions:
         return members, {}
-    recalls: dict[str, list[float]] = {}
     cards = await session.exec(
         select(ReviewCard.question_id, ReviewCard.card).where(
             col(ReviewCard.user_id).in_(active), col(ReviewCard.question_id).in_(questions)
         )
     )
-    for question_id, data in cards.all():
-        card = Card.from_dict(cast(CardDict, data))
-        recalls.setdefault(question_id, []).append(SCHEDULER.get_card_retrievability(card, now))
-    signals = {q: Signal(sum(r) / len(r), CARDS, len(r)) for q, r in recalls.items()}
+    # ~1.6 µs a card: a big server's cards (1,000 members x 300 questions) off the loop.
+    signals = await asyncio.to_thread(_mean_recalls, cards.all(), now)
     rest = [q for q in questions if q not in signals]
     if rest:
         signals.update(await _accuracy(session, guild_id, rest, active))
     return members, signals
+
+
+def _mean_recalls(rows: Sequence[tuple[str, Any]], now: datetime) -> dict[str, Signal]:
+    """The mean fsrs retrievability now of each question's cards."""
+    recalls: dict[str, list[float]] = {}
+    for question_id, data in rows:
+        card = Card.from_dict(cast(CardDict, data))
+        recalls.setdefault(question_id, []).append(SCHEDULER.get_card_retrievability(card, now))
+    return {q: Signal(sum(r) / len(r), CARDS, len(r)) for q, r in recalls.items()}
 
 
 async def _accuracy(
