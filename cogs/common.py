@@ -50,6 +50,8 @@ COMMAND_TEXTS_ID: dict[str, str] = {
     "Reveal the answer after this many hours (default: before the next post)": "Buka jawaban setelah sekian jam (bawaan: sebelum soal berikutnya)",
     "language": "bahasa",
     "Language of the posts": "Bahasa soal harian",
+    "repeat_after": "ulang_setelah",
+    "No question is posted again within this many days (default: 30)": "Tidak ada soal yang dikirim ulang dalam sekian hari (bawaan: 30)",
     "status": "status",
     "Show the daily question settings": "Tampilkan pengaturan soal harian",
     "off": "matikan",

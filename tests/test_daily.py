@@ -59,6 +59,8 @@ async def posted(
             {"topic": "cooking", "available": "accum, mixed"},
         ),
         ({"locale": "fr"}, "daily.bad_locale", {"value": "fr", "allowed": "id, en"}),
+        ({"repeat_after": 0}, "daily.bad_repeat_after", {"value": 0, "min": 1, "max": 365}),
+        ({"repeat_after": 400}, "daily.bad_repeat_after", {"value": 400, "min": 1, "max": 365}),
     ],
 )
 async def test_configure_refuses_bad_input(

@@ -14,7 +14,14 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlmodel import SQLModel, col, select
 
-from bot.storage import AnswerWriter, DailyAnswer, DailyPost, Database, backup
+from bot.storage import (
+    AnswerWriter,
+    DailyAnswer,
+    DailyPost,
+    Database,
+    GuildDailyConfig,
+    backup,
+)
 from tests.support.db import table_names
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
@@ -50,6 +57,26 @@ async def test_downgrade_upgrade_round_trip(db: Database) -> None:
     assert await table_names(db) <= {"alembic_version"}
     await db.migrate_to("head")
     assert await schema_diffs(db) == []
+
+
+async def test_upgrade_to_0004_keeps_configs_and_posts(db: Database) -> None:
+    """Existing servers get "no repeat within 30 days"; existing posts have no reason."""
+    await db.migrate_to("0003")
+    async with db.engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO guild_daily_config (guild_id, channel_id, post_time, timezone,"
+                " enabled, locale, admin_notified, updated_at)"
+                " VALUES (5, 7, '08:00', 'UTC', true, 'id', false, '2026-05-01 01:00:00')"
+            )
+        )
+    await db.migrate_to("head")
+    post_id = await make_post(db, guild_id=5)
+    async with db.session() as session:
+        config = await session.get(GuildDailyConfig, 5)
+        post = await session.get(DailyPost, post_id)
+    assert config is not None and config.repeat_after_days == 30
+    assert post is not None and post.choice is None
 
 
 @pytest.mark.sqlite_only

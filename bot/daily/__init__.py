@@ -3,6 +3,7 @@
 * `config`: a server's settings (`/daily setup|off|status`) and the schedule they imply.
 * `posts`: the post lifecycle and its SQL; the claim (UNIQUE(guild_id, day)) decides who
   posts, also across bot processes.
+* `choice`: which question a server gets (weakest first, no repeat within K days) and why.
 * `grading`: the open-post cache and the grading of reactions (live and read back).
 * `settling`: closing a day, streaks, the reveal's summary (and owing the reveal).
 * `stats`: participation and accuracy (`/daily stats`).

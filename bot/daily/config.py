@@ -9,6 +9,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot.daily.base import DailyBase
+from bot.daily.choice import parse_repeat_after
 from bot.errors import StopReason, UserError
 from bot.schedule import (
     DailySchedule,
@@ -51,10 +52,13 @@ class DailyConfigs(DailyBase):
         topic: str | None = None,
         reveal_after: int | None = None,
         locale: str = "id",
+        repeat_after: int | None = None,
     ) -> GuildDailyConfig:
+        """`repeat_after`: days without a repeat; None keeps the current setting (30 at first)."""
         post_time = parse_post_time(time)
         parse_timezone(timezone)
         parse_reveal_after(reveal_after)
+        parse_repeat_after(repeat_after)
         if not self.bank.visible_questions(guild_id, topic, unknown="daily.unknown_topic"):
             raise UserError("daily.no_questions")
         if locale not in LOCALES:
@@ -69,6 +73,8 @@ class DailyConfigs(DailyBase):
             config.topic = topic
             config.reveal_after_hours = reveal_after
             config.locale = locale
+            if repeat_after is not None:
+                config.repeat_after_days = repeat_after
             # Reconfiguring is how an admin answers "posting failed": start again.
             config.enabled = True
             config.disabled_reason = None

@@ -270,8 +270,13 @@ class DailyJobs(LiveReactions, Announcements):
 
     async def _publish(self, config: GuildDailyConfig, day: date, reveal: datetime) -> PostResult:
         guild_id = config.guild_id
-        question_id = await self.daily.pick_question(guild_id, day, config.topic)
-        post = await self.daily.claim_post(guild_id, day, question_id, config.channel_id, reveal)
+        choice = await self.daily.choose_daily(
+            guild_id, day, config.topic, config.repeat_after_days
+        )
+        question_id = choice.question_id
+        post = await self.daily.claim_post(
+            guild_id, day, question_id, config.channel_id, reveal, choice.reason.to_dict()
+        )
         if post is None:  # another process (or a restarted one) has the day
             return PostResult(await self.daily.post_for_day(guild_id, day), False)
         assert post.id is not None

@@ -6,39 +6,67 @@ scheduler driver needs.
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import delete, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from bot.daily.base import DailyBase
+from bot.daily.choice import (
+    REPEAT_AFTER_DEFAULT,
+    Choice,
+    choose,
+    history_of,
+    recent_questions,
+    signals_of,
+    window_days,
+)
 from bot.daily.grading_types import _open_post
 from bot.outbox import Owed, owe
-from bot.schedule import (
-    choose_question,
-)
 from bot.storage import (
     DailyPost,
 )
 
 
 class DailyPosts(DailyBase):
-    async def pick_question(self, guild_id: int, day: date, topic: str | None) -> str:
-        """The day's question: a rotation that avoids repeats until the topic is used up."""
-        async with self.db.session() as session:
-            history = (
-                await session.exec(
-                    select(DailyPost.question_id)
-                    .where(DailyPost.guild_id == guild_id, DailyPost.day < day)
-                    .order_by(col(DailyPost.day))
-                )
-            ).all()
+    async def pick_question(
+        self,
+        guild_id: int,
+        day: date,
+        topic: str | None,
+        repeat_after: int = REPEAT_AFTER_DEFAULT,
+    ) -> str:
+        """The day's question id (see `choose_daily`)."""
+        return (await self.choose_daily(guild_id, day, topic, repeat_after)).question_id
+
+    async def choose_daily(
+        self,
+        guild_id: int,
+        day: date,
+        topic: str | None,
+        repeat_after: int = REPEAT_AFTER_DEFAULT,
+    ) -> Choice:
+        """The day's question and why: not posted within K days, the one the server's
+        active members are weakest at, ties by the seeded rotation (`bot.daily.choice`)."""
         # All quizzes this server may see: shipped ones and its own, never another's.
-        questions = [q.id for q in self.bank.visible_questions(guild_id, topic)]
-        return choose_question(guild_id, day, questions, list(history))
+        questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
+        async with self.db.session() as session:
+            history = await history_of(session, guild_id, day)
+            window = window_days(repeat_after, len(questions))
+            recent = recent_questions(history, day, window)
+            candidates = [q for q in questions if q not in recent]
+            members, signals = await signals_of(session, guild_id, candidates, self.clock())
+        return choose(guild_id, day, questions, history, signals, repeat_after, members)
 
     async def claim_post(
-        self, guild_id: int, day: date, question_id: str, channel_id: int, reveal_at: datetime
+        self,
+        guild_id: int,
+        day: date,
+        question_id: str,
+        channel_id: int,
+        reveal_at: datetime,
+        choice: dict[str, Any] | None = None,
     ) -> DailyPost | None:
         """Reserve (guild, day); None when that day's post exists already (maybe in another process)."""
         post = DailyPost(
@@ -48,6 +76,7 @@ class DailyPosts(DailyBase):
             channel_id=channel_id,
             reveal_at=reveal_at,
             claimed_at=self.clock(),
+            choice=choice,
         )
         async with self.db.session() as session:
             session.add(post)

@@ -57,6 +57,8 @@ class GuildDailyConfig(SQLModel, table=True):
     )
     enabled: bool = True
     locale: str = Field(default="id", max_length=8)
+    # No daily question is posted again within this many days (capped by the pool's size).
+    repeat_after_days: int = Field(default=30, sa_column_kwargs={"server_default": "30"})
     # Set when Discord refused posting (403/404): posting stops until an admin reconfigures.
     disabled_reason: str | None = Field(default=None, max_length=200)
     admin_notified: bool = False
@@ -87,6 +89,8 @@ class DailyPost(SQLModel, table=True):
     # Members found with two or more answer letters when reactions made while the bot was
     # offline were read back (the order is unknown, so none of theirs counts).
     unclear_users: list[int] | None = Field(default=None, sa_type=sa.JSON)
+    # Why the question was chosen (bot.daily.choice.Reason.to_dict()); None on older posts.
+    choice: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
 
 
 class DailyAnswer(SQLModel, table=True):

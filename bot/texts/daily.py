@@ -87,6 +87,46 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "[{day}]({link}), dibuka {reveal}",
     },
     "daily.status_none_open": {"en": "none", "id": "tidak ada"},
+    # --- why the day's question was chosen (bot.daily.choice) -------------------------
+    "daily.bad_repeat_after": {
+        "en": "Repeat after must be {min}–{max} whole days, or left empty.",
+        "id": "Ulang setelah harus {min}–{max} hari penuh, atau dikosongkan.",
+    },
+    "daily.status_repeat": {"en": "No repeat within", "id": "Tidak diulang dalam"},
+    "daily.repeat_days": {"en": "{days} days", "id": "{days} hari"},
+    "daily.status_why": {"en": "Why {question} ({day})", "id": "Mengapa {question} ({day})"},
+    "daily.why_weak_cards": {
+        "en": "The {members} recently active member(s) recall it least: {recall}% mean recall over {n} review card(s).",
+        "id": "{members} anggota yang aktif belakangan paling lemah mengingatnya: rata-rata daya ingat {recall}% dari {n} kartu ulangan.",
+    },
+    "daily.why_weak_answers": {
+        "en": "The {members} recently active member(s) get it wrong most: {recall}% right in {n} answer(s).",
+        "id": "{members} anggota yang aktif belakangan paling sering salah: {recall}% benar dari {n} jawaban.",
+    },
+    "daily.why_known_cards": {
+        "en": "Every question left is well recalled by the {members} active member(s); this one least ({recall}% mean recall over {n} card(s)).",
+        "id": "Semua soal yang tersisa diingat baik oleh {members} anggota aktif; soal ini paling lemah ({recall}% rata-rata daya ingat dari {n} kartu).",
+    },
+    "daily.why_known_answers": {
+        "en": "Every question left is well known by the {members} active member(s); this one least ({recall}% right in {n} answer(s)).",
+        "id": "Semua soal yang tersisa dikuasai {members} anggota aktif; soal ini paling lemah ({recall}% benar dari {n} jawaban).",
+    },
+    "daily.why_new": {
+        "en": "None of the {members} recently active member(s) has answered it yet, and no question left is recalled below {target}%.",
+        "id": "Belum ada dari {members} anggota yang aktif belakangan yang menjawabnya, dan tidak ada soal tersisa yang daya ingatnya di bawah {target}%.",
+    },
+    "daily.why_rotation": {
+        "en": "Nobody answered a daily question in the last {active} days, so the rotation chose it.",
+        "id": "Tidak ada yang menjawab soal harian dalam {active} hari terakhir, jadi soal dipilih oleh rotasi.",
+    },
+    "daily.why_window": {
+        "en": "Not posted in the last {window} day(s); {candidates} question(s) were eligible.",
+        "id": "Tidak dikirim dalam {window} hari terakhir; {candidates} soal memenuhi syarat.",
+    },
+    "daily.why_tied": {
+        "en": "A tie among {tied}, broken by the rotation.",
+        "id": "Seri di antara {tied} soal, diputuskan oleh rotasi.",
+    },
     "daily.off_done": {
         "en": "The daily question is off. /daily setup turns it on again.",
         "id": "Soal harian dimatikan. /harian atur menyalakannya lagi.",

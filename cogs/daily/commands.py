@@ -87,6 +87,7 @@ class DailyCommands(commands.Cog):
         topic="Which quiz (default: all)",
         reveal_after="Reveal the answer after this many hours (default: before the next post)",
         language="Language of the posts",
+        repeat_after="No question is posted again within this many days (default: 30)",
     )
     @app_commands.choices(
         language=[
@@ -103,6 +104,7 @@ class DailyCommands(commands.Cog):
         topic: str | None = None,
         reveal_after: app_commands.Range[int, 1, 23] | None = None,
         language: str | None = None,
+        repeat_after: app_commands.Range[int, 1, 365] | None = None,
     ) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         services = services_of(interaction)
@@ -114,6 +116,7 @@ class DailyCommands(commands.Cog):
             topic=topic,
             reveal_after=reveal_after,
             locale=language or guild_locale(interaction),
+            repeat_after=repeat_after,
         )
         self._jobs().schedule_guild(config)
         status = await services.daily.status(guild_id)

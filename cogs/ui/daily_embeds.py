@@ -7,6 +7,7 @@ from datetime import date
 import discord
 
 from bot.daily import ANSWER_EMOJI, DailyStatus, GuildOverview, RevealSummary
+from bot.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
 from bot.errors import StopReason
 from bot.i18n import t
 from bot.quizbank import Question, Quiz, pick_locale
@@ -137,6 +138,10 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
     )
     embed.add_field(name=t("daily.status_language", locale), value=config.locale)
     embed.add_field(
+        name=t("daily.status_repeat", locale),
+        value=t("daily.repeat_days", locale, days=config.repeat_after_days),
+    )
+    embed.add_field(
         name=t("daily.status_next", locale),
         value=discord_time(status.next_post_at)
         if status.next_post_at
@@ -154,9 +159,31 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
             reveal=discord_time(last.reveal_at),
         )
     embed.add_field(name=t("daily.status_open", locale), value=open_text, inline=False)
+    if last is not None and last.choice:
+        embed.add_field(
+            name=t("daily.status_why", locale, question=last.question_id, day=last.day.isoformat()),
+            value=clip(choice_text(Reason.from_dict(last.choice), locale), EMBED_FIELD_MAX),
+            inline=False,
+        )
     if owed:
         embed.add_field(name=t("daily.owed_title", locale), value=owed, inline=False)
     return embed
+
+
+def choice_text(reason: Reason, locale: str) -> str:
+    """Why a day's question was chosen, in words (`bot.daily.choice`)."""
+    percent = round(100 * reason.recall) if reason.recall is not None else 0
+    if reason.rule == ROTATION:
+        why = t("daily.why_rotation", locale, active=ACTIVE_DAYS)
+    elif reason.rule == NEW:
+        why = t("daily.why_new", locale, members=reason.members, target=round(100 * TARGET_RECALL))
+    else:
+        key = f"daily.why_{reason.rule}_{reason.basis}"
+        why = t(key, locale, members=reason.members, recall=percent, n=reason.n)
+    parts = [why, t("daily.why_window", locale, window=reason.window, candidates=reason.candidates)]
+    if reason.tied > 1:
+        parts.append(t("daily.why_tied", locale, tied=reason.tied))
+    return " ".join(parts)
 
 
 def stats_embed(overview: GuildOverview, locale: str) -> discord.Embed:
