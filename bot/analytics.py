@@ -12,14 +12,16 @@ Core (GROUP BY, CASE, COUNT DISTINCT), the same on SQLite and PostgreSQL.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import case, func, literal_column
 from sqlalchemy import select as sa_select
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.quizbank import QuizBank
-from bot.storage import DailyAnswer, DailyPost, Database
+from bot.schedule import local_day, parse_timezone
+from bot.storage import DailyAnswer, DailyPost, Database, GuildDailyConfig
 
 DEFAULT_WEEKS = 8
 
@@ -53,6 +55,7 @@ class ClassAnalytics:
     guild_id: int
     questions: list[QuestionStat]  # worst first: lowest accuracy, then most answers
     weeks: list[WeekParticipation]  # oldest first
+    total_posts: int  # every daily post of the server, open or settled, of any age
 
     def worst(self, n: int) -> list[QuestionStat]:
         """The `n` weakest questions that have answers."""
@@ -130,7 +133,9 @@ async def class_analytics(
         .where(window)
         .group_by(week)
     )
+    total = sa_select(func.count()).select_from(posts).where(posts.c.guild_id == guild_id)
     async with db.engine.connect() as conn:
+        total_posts = int((await conn.execute(total)).scalar_one())
         question_rows = (await conn.execute(per_question)).all()
         wrong_rows = (await conn.execute(wrong_choices)).all()
         week_rows = (await conn.execute(participation)).all()
@@ -161,7 +166,16 @@ async def class_analytics(
         weeks=[
             WeekParticipation(start, *by_week.get(i, (0, 0, 0))) for i, start in enumerate(starts)
         ],
+        total_posts=total_posts,
     )
+
+
+async def server_today(db: Database, guild_id: int, now: datetime) -> date:
+    """The server's local day: its `/daily setup` time zone, UTC before any setup."""
+    async with db.session() as session:
+        config = await session.get(GuildDailyConfig, guild_id)
+    tz = parse_timezone(config.timezone) if config and config.timezone else ZoneInfo("UTC")
+    return local_day(now, tz)
 
 
 __all__ = [
@@ -171,5 +185,6 @@ __all__ = [
     "WeekParticipation",
     "choice_text",
     "class_analytics",
+    "server_today",
     "week_starts",
 ]

@@ -1,17 +1,21 @@
 """PNG charts of `/daily stats` and `/me`, drawn with matplotlib's object API.
 
-No pyplot: each chart is its own `Figure` on an Agg canvas, so charts drawn in worker
-threads share no global state. matplotlib is imported on the first chart, not at start-up,
-and every chart is drawn off the event loop (`render`, a thread): what that costs is in
-the README (Performance). torch is never imported here.
+No pyplot: each chart is its own `Figure` on an Agg canvas, with no global state.
+matplotlib is imported by the function that draws, inside the chart worker process
+(`ChartRenderer`), never by the bot process itself; the bot sends plain data (dataclasses)
+and gets PNG bytes back. What that costs is in the README (Performance). No torch here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing import get_context
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from bot.i18n import t
@@ -121,11 +125,9 @@ def class_chart(analytics: ClassAnalytics, locale: str) -> bytes:
     )
 
 
-def progress_chart(progress: Progress, bank: QuizBank, locale: str) -> bytes | None:
-    """`/me`: accuracy per topic, weakest on top; None before the first answer."""
-    if not progress.topics:
-        return None
-    bars = [
+def progress_bars(progress: Progress, bank: QuizBank, locale: str) -> list[Bar]:
+    """`/me`'s chart data (`accuracy_png`): accuracy per topic, weakest on top."""
+    return [
         Bar(
             pick_locale(bank.quiz(topic.quiz_id).title, locale)[:40],
             topic.accuracy,
@@ -133,20 +135,45 @@ def progress_chart(progress: Progress, bank: QuizBank, locale: str) -> bytes | N
         )
         for topic in progress.topics
     ]
-    return accuracy_png(bars, t("me.chart_title", locale))
 
 
-async def render(draw: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """Draw a chart in a worker thread: the event loop keeps serving while it renders."""
-    return await asyncio.to_thread(draw, *args, **kwargs)
+class ChartRenderer:
+    """Draws charts in one spawned worker process, so the bot process never imports
+    matplotlib and its event loop never waits on a render: matplotlib holds the GIL for
+    tens of milliseconds at a time, so a thread would still stall the loop (bench/charts.py
+    measures both). The worker starts with the first chart and is reused; a worker that
+    died is replaced on the next chart. `in_thread=True` draws in a thread instead.
+    """
+
+    def __init__(self, *, in_thread: bool = False) -> None:
+        self.in_thread = in_thread
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def draw(self, chart: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        if self.in_thread:
+            return await asyncio.to_thread(chart, *args, **kwargs)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool, functools.partial(chart, *args, **kwargs))
+        except BrokenProcessPool:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            raise
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
 
 
 __all__ = [
     "PNG_MAGIC",
     "Bar",
+    "ChartRenderer",
     "accuracy_png",
     "class_chart",
     "class_png",
-    "progress_chart",
-    "render",
+    "progress_bars",
 ]

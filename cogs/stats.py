@@ -16,8 +16,9 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.charts import progress_chart, render
+from bot.charts import accuracy_png, progress_bars
 from bot.errors import UserError
+from bot.i18n import t
 from cogs.common import services_of
 from cogs.ui.buttons import render_page
 from cogs.ui.embeds import progress_embed, streak_embed
@@ -65,8 +66,8 @@ class StatsCog(commands.Cog):
             await send_ephemeral(interaction, embed=embed)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)  # the chart takes a while
-        png = await render(progress_chart, progress, services.bank, locale)
-        assert png is not None
+        bars = progress_bars(progress, services.bank, locale)
+        png = await services.charts.draw(accuracy_png, bars, t("me.chart_title", locale))
         embed.set_image(url=f"attachment://{PROGRESS_CHART}")
         chart = discord.File(io.BytesIO(png), filename=PROGRESS_CHART)
         await send_ephemeral(interaction, embed=embed, file=chart)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import threading
 from datetime import UTC, date, datetime, timedelta
 
 from bot.analytics import class_analytics, week_starts
-from bot.charts import PNG_MAGIC, Bar, accuracy_png, class_png, render
+from bot.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
 from bot.quizbank import QuizBank
 from bot.storage import DailyAnswer, DailyPost, Database
 from tests.support.analytics import seed_class, wrong_choices
@@ -40,6 +39,7 @@ async def test_accuracy_misconceptions_and_weekly_participation(
     assert first.accuracy == 0.2
     assert (second.top_wrong, second.top_wrong_count) == (wrong_choices(bank, "mx-02")[0], 1)
     assert found.worst(1) == [first]
+    assert found.total_posts == 5  # open and old ones included, the other server not
 
     # 8 weeks, oldest first, zeros included; the open post counts for participation,
     # the post 70 days ago and the other server do not.
@@ -64,7 +64,7 @@ async def test_ties_go_to_the_lower_choice_and_empty_servers_are_empty(
     found = await class_analytics(db, GUILD, TODAY, weeks=2)
     assert [(w.members, w.answers) for w in found.weeks] == [(3, 3), (2, 2)]
     empty = await class_analytics(db, 99, TODAY, weeks=4)
-    assert empty.questions == [] and empty.worst(5) == []
+    assert empty.questions == [] and empty.worst(5) == [] and empty.total_posts == 0
     assert [(w.members, w.answers, w.posts) for w in empty.weeks] == [(0, 0, 0)] * 4
     later = await class_analytics(db, GUILD, TODAY + timedelta(weeks=20), weeks=1)
     assert later.weeks[0].answers == 0 and len(later.questions) == 2
@@ -111,22 +111,39 @@ async def test_charts_are_pngs_drawn_in_a_worker_thread() -> None:
         threads.add(threading.current_thread().name)
         return class_png(bars, "Accuracy", [("05-04", 4), ("05-11", 0)], "Members")
 
-    png = await render(draw)
+    renderer = ChartRenderer(in_thread=True)
+    png = await renderer.draw(draw)
     assert png.startswith(PNG_MAGIC) and len(png) > 1000
     assert threading.current_thread().name not in threads  # not on the loop's thread
-    empty = await render(class_png, [], "Accuracy", [("05-04", 0)], "Members")
+    empty = await renderer.draw(class_png, [], "Accuracy", [("05-04", 0)], "Members")
     assert empty.startswith(PNG_MAGIC)
-    topics = await asyncio.wait_for(render(accuracy_png, bars[:3], "Topics"), 30)
-    assert topics.startswith(PNG_MAGIC)
 
 
-def test_charts_import_no_torch_and_no_pyplot() -> None:
-    script = (
-        "import sys; import bot.charts as c; assert 'matplotlib' not in sys.modules;"
-        "c.accuracy_png([c.Bar('a', 0.5)], 't');"
-        "print('torch' in sys.modules, 'matplotlib.pyplot' in sys.modules)"
-    )
+def test_the_bot_process_imports_neither_matplotlib_nor_torch_to_draw() -> None:
+    # The default renderer draws in a spawned worker: the caller's process stays light,
+    # and a killed worker is replaced on the next chart.
+    script = """
+import asyncio, os, signal, sys
+from bot.charts import ChartRenderer, Bar, accuracy_png
+from concurrent.futures.process import BrokenProcessPool
+
+async def main():
+    renderer = ChartRenderer()
+    png = await renderer.draw(accuracy_png, [Bar("a", 0.5, "1/2")], "t")
+    assert png.startswith(b"\\x89PNG"), png[:8]
+    for pid in list(renderer._pool._processes):
+        os.kill(pid, signal.SIGKILL)
+    try:
+        await renderer.draw(accuracy_png, [Bar("a", 0.5)], "t")
+    except BrokenProcessPool:
+        pass
+    again = await renderer.draw(accuracy_png, [Bar("b", 1.0)], "t")
+    await renderer.close()
+    print(len(png) > 1000, again.startswith(b"\\x89PNG"), "matplotlib" in sys.modules, "torch" in sys.modules)
+
+asyncio.run(main())
+"""
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["True", "True", "False", "False"], out.stderr

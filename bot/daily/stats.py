@@ -4,19 +4,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date
-from zoneinfo import ZoneInfo
+from datetime import date
 
 from sqlalchemy import case, func
 from sqlalchemy import select as sa_select
 
-from bot.analytics import DEFAULT_WEEKS, ClassAnalytics, class_analytics
+from bot.analytics import DEFAULT_WEEKS, ClassAnalytics, class_analytics, server_today
 from bot.daily.base import DailyBase
-from bot.schedule import local_day, parse_timezone
 from bot.storage import (
     DailyAnswer,
     DailyPost,
-    GuildDailyConfig,
 )
 
 
@@ -79,8 +76,5 @@ class DailyStats(DailyBase):
     async def class_analytics(self, guild_id: int, weeks: int = DEFAULT_WEEKS) -> ClassAnalytics:
         """Per-question accuracy, common wrong answers, weekly participation up to the
         server's today (its time zone; UTC before `/daily setup`)."""
-        async with self.db.session() as session:
-            config = await session.get(GuildDailyConfig, guild_id)
-        tz = parse_timezone(config.timezone) if config and config.timezone else ZoneInfo("UTC")
-        today = local_day(self.clock().astimezone(UTC), tz)
+        today = await server_today(self.db, guild_id, self.clock())
         return await class_analytics(self.db, guild_id, today, weeks)

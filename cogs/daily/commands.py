@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.charts import class_chart, render
+from bot.charts import class_chart
 from bot.daily import DailyJobs
 from bot.i18n import t
 from bot.outbox import Owed
@@ -257,7 +257,7 @@ class DailyCommands(commands.Cog):
             await self._reply(interaction, notice, t("daily.stats_empty", locale))
             return
         analytics = await services.daily.class_analytics(guild_id)
-        png = await render(class_chart, analytics, locale)
+        png = await services.charts.draw(class_chart, analytics, locale)
         embed = add_class_analytics(
             stats_embed(overview, locale), analytics, services.bank, locale, chart=True
         )
