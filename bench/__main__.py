@@ -34,6 +34,7 @@ BENCHMARKS = (
     "memory",
     "schedule",
     "shards",
+    "charts",
 )
 DB_BOUND = ("reactions", "steady", "schedule", "shards")
 

@@ -14,13 +14,14 @@ import asyncio
 import gc
 import logging
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord.ext import commands
 
+from bot.charts import ChartRenderer
 from bot.discord_internals import redirect_discord
 from bot.errors import SetupError
 from bot.logs import setup_logging
@@ -67,6 +68,7 @@ class Services:
     progress: ProgressReports
     demos: DemoRunner | None
     scheduler: AsyncIOScheduler
+    charts: ChartRenderer = field(default_factory=ChartRenderer)
 
 
 def bot_intents() -> discord.Intents:
@@ -249,6 +251,7 @@ class QuizTutorBot(commands.AutoShardedBot):
             await services.daily.close()  # writes every answer still queued
             if services.demos is not None:
                 await services.demos.close()
+            await services.charts.close()
             await services.db.close()
 
 

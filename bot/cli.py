@@ -104,6 +104,24 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from bot.class_report import run_stats
+
+    settings = boundary.load_settings()
+    bank = boundary.load_bank(_sources([]))
+    text = run_stats(
+        settings.database_url,
+        bank,
+        args.guild,
+        as_csv=args.csv,
+        table=args.table,
+        weeks=args.weeks,
+        lang=args.lang,
+    )
+    sys.stdout.write(text)
+    return 0
+
+
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from bot.doctor import run_doctor
 
@@ -150,6 +168,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _weeks(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 52:
+        raise argparse.ArgumentTypeError(f"must be 1 to 52, got {value}")
     return value
 
 
@@ -229,6 +254,31 @@ def build_parser() -> argparse.ArgumentParser:
     backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
     backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
     backup.set_defaults(func=_cmd_backup)
+
+    stats = sub.add_parser(
+        "stats", help="a server's daily-question analytics for instructors (DATABASE_URL)"
+    )
+    stats.add_argument(
+        "--guild", type=_positive, required=True, metavar="ID", help="the server id (required)"
+    )
+    stats.add_argument("--csv", action="store_true", help="CSV on stdout (default: a plain table)")
+    stats.add_argument(
+        "--table",
+        choices=["questions", "weeks"],
+        default="questions",
+        help="with --csv: per question (default) or per week",
+    )
+    stats.add_argument(
+        "--weeks",
+        type=_weeks,
+        default=8,
+        metavar="N",
+        help="weeks of participation, 1 to 52 (default: 8)",
+    )
+    stats.add_argument(
+        "--lang", choices=["id", "en"], default="en", help="language of choice texts (default: en)"
+    )
+    stats.set_defaults(func=_cmd_stats)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)

@@ -9,16 +9,22 @@ message's language, so they keep working after a restart and anyone can page.
 
 from __future__ import annotations
 
+import io
+
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot.charts import accuracy_png, progress_bars
 from bot.errors import UserError
+from bot.i18n import t
 from cogs.common import services_of
 from cogs.ui.buttons import render_page
 from cogs.ui.embeds import progress_embed, streak_embed
 from cogs.ui.replies import interaction_locale, send_ephemeral
+
+PROGRESS_CHART = "progress.png"
 
 # Page numbers in custom ids are bounded so a forged id cannot ask for a huge OFFSET.
 
@@ -56,7 +62,15 @@ class StatsCog(commands.Cog):
         services = services_of(interaction)
         progress = await services.progress.of(interaction.user.id, interaction.guild_id)
         embed = progress_embed(interaction.user.display_name, progress, services.bank, locale)
-        await send_ephemeral(interaction, embed=embed)
+        if not progress.topics:  # nothing answered yet: no chart, and an answer at once
+            await send_ephemeral(interaction, embed=embed)
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the chart takes a while
+        bars = progress_bars(progress, services.bank, locale)
+        png = await services.charts.draw(accuracy_png, bars, t("me.chart_title", locale))
+        embed.set_image(url=f"attachment://{PROGRESS_CHART}")
+        chart = discord.File(io.BytesIO(png), filename=PROGRESS_CHART)
+        await send_ephemeral(interaction, embed=embed, file=chart)
 
     @app_commands.command(name="leaderboard", description="The server's best")
     @app_commands.describe(by="Rank by")

@@ -177,7 +177,7 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
         assert "no open daily question" in (await nothing.wait_followup()).text()
 
         stats = await fake.slash(fake.admin, "daily stats")
-        assert "3 answered, 2 right (67%)" in stats.text
+        assert "3 answered, 2 right (67%)" in (await stats.wait_followup()).text()
 
 
 async def test_restart_catches_up_and_counts_offline_reactions_once(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from bot.charts import PNG_MAGIC
 from bot.review import QUIZ, Grade, Source, record_grades
 from bot.storage import utcnow
 from tests.discord_fake.models import FakeMessage, FakeUser
@@ -127,8 +128,14 @@ async def test_me_shows_streak_accuracy_per_topic_and_reviews_privately(
         right, _ = await letters(bot, member)
         await click(fake, res.message.id, right, member)
 
-        me = await fake.slash(member, "me")
+        res = await fake.slash(member, "me")
+        assert res.ephemeral and res.type == 5  # deferred: the chart is drawn off the loop
+        me = await res.wait_followup()
         assert me.ephemeral and "progress" in me.embeds[0]["title"]
+        [chart] = me.attachments
+        assert chart.filename == "progress.png" and chart.data.startswith(PNG_MAGIC)
+        assert len(chart.data) > 1000
+        assert me.embeds[0]["image"]["url"] == "attachment://progress.png"
         fields = {f["name"]: f["value"] for f in me.embeds[0]["fields"]}
         assert fields["Current streak"] == "0 day(s)" and fields["Longest streak"] == "0 day(s)"
         title = bot.services.bank.quiz("mixed-precision").title["en"]

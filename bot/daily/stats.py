@@ -1,4 +1,5 @@
-"""A server's participation and accuracy over recent days (`/daily stats`)."""
+"""A server's participation and accuracy over recent days, and its class analytics
+(`/daily stats`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import date
 from sqlalchemy import case, func
 from sqlalchemy import select as sa_select
 
+from bot.analytics import DEFAULT_WEEKS, ClassAnalytics, class_analytics, server_today
 from bot.daily.base import DailyBase
 from bot.storage import (
     DailyAnswer,
@@ -70,3 +72,9 @@ class DailyStats(DailyBase):
             answered=answered,
             correct=correct,
         )
+
+    async def class_analytics(self, guild_id: int, weeks: int = DEFAULT_WEEKS) -> ClassAnalytics:
+        """Per-question accuracy, common wrong answers, weekly participation up to the
+        server's today (its time zone; UTC before `/daily setup`)."""
+        today = await server_today(self.db, guild_id, self.clock())
+        return await class_analytics(self.db, guild_id, today, weeks)

@@ -1,4 +1,4 @@
-"""Texts of /streak, /leaderboard and /me."""
+"""Texts of /streak, /leaderboard, /me and the class analytics of /daily stats."""
 
 MESSAGES: dict[str, dict[str, str]] = {
     # --- /streak -------------------------------------------------------------------
@@ -74,5 +74,34 @@ MESSAGES: dict[str, dict[str, str]] = {
     "me.no_streak": {
         "en": "Streaks belong to a server: use /me there.",
         "id": "Streak milik sebuah server: pakai /saya di sana.",
+    },
+    "me.chart_title": {"en": "Accuracy per topic", "id": "Akurasi per topik"},
+    # --- /daily stats: class analytics ----------------------------------------------
+    "class.weakest": {
+        "en": "Weakest questions (settled days)",
+        "id": "Soal terlemah (hari yang sudah dibuka)",
+    },
+    "class.row": {
+        "en": "`{question}` {percent} ({correct}/{answered}) · most chosen wrong: {choice}",
+        "id": "`{question}` {percent} ({correct}/{answered}) · jawaban salah terbanyak: {choice}",
+    },
+    "class.choice": {"en": "“{text}” ({count} times)", "id": "“{text}” ({count} kali)"},
+    "class.no_wrong": {"en": "none", "id": "tidak ada"},
+    "class.none_settled": {
+        "en": "No answered question has been revealed yet.",
+        "id": "Belum ada soal terjawab yang sudah dibuka jawabannya.",
+    },
+    "class.weeks": {"en": "Members per week", "id": "Anggota per minggu"},
+    "class.week_row": {
+        "en": "{week}: {members} member(s), {answers} answer(s)",
+        "id": "{week}: {members} anggota, {answers} jawaban",
+    },
+    "class.chart_questions": {
+        "en": "Accuracy per question (weakest first)",
+        "id": "Akurasi per soal (terlemah dulu)",
+    },
+    "class.chart_weeks": {
+        "en": "Members who answered, per week (from Monday)",
+        "id": "Anggota yang menjawab, per minggu (mulai Senin)",
     },
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import zoneinfo
 from functools import cache
@@ -11,6 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.charts import class_chart
 from bot.daily import DailyJobs
 from bot.i18n import t
 from bot.outbox import Owed
@@ -23,7 +25,13 @@ if TYPE_CHECKING:
 
 
 from cogs.daily.events import DailyCog
-from cogs.ui.daily_embeds import disabled_notice, stats_embed, status_embed
+from cogs.ui.daily_embeds import (
+    STATS_CHART,
+    add_class_analytics,
+    disabled_notice,
+    stats_embed,
+    status_embed,
+)
 
 log = logging.getLogger("quiztutor.daily")
 
@@ -245,8 +253,16 @@ class DailyCommands(commands.Cog):
     @daily.command(name="stats", description="How this server is doing")
     async def stats(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
-        overview = await services_of(interaction).daily.guild_overview(guild_id)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the chart takes a while
+        services = services_of(interaction)
+        overview = await services.daily.guild_overview(guild_id)
         if not overview.days:
             await self._reply(interaction, notice, t("daily.stats_empty", locale))
             return
-        await self._reply(interaction, notice, embed=stats_embed(overview, locale))
+        analytics = await services.daily.class_analytics(guild_id)
+        png = await services.charts.draw(class_chart, analytics, locale)
+        embed = add_class_analytics(
+            stats_embed(overview, locale), analytics, services.bank, locale, chart=True
+        )
+        chart = discord.File(io.BytesIO(png), filename=STATS_CHART)
+        await self._reply(interaction, notice, embed=embed, file=chart)

@@ -1,4 +1,5 @@
-"""Embeds of the daily question: the post, the reveal, /daily status and /daily stats."""
+"""Embeds of the daily question: the post, the reveal, /daily status and /daily stats
+(with its class analytics)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ from datetime import date
 
 import discord
 
+from bot.analytics import ClassAnalytics, choice_text
 from bot.daily import ANSWER_EMOJI, DailyStatus, GuildOverview, RevealSummary
 from bot.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
 from bot.errors import StopReason
 from bot.i18n import t
-from bot.quizbank import Question, Quiz, pick_locale
+from bot.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.storage import GuildDailyConfig
 from cogs.ui.embeds import choice_lines
 from cogs.ui.style import (
@@ -215,4 +217,53 @@ def stats_embed(overview: GuildOverview, locale: str) -> discord.Embed:
         colour=BRAND_COLOUR,
     )
     embed.add_field(name="Σ", value=totals, inline=False)
+    return embed
+
+
+CLASS_ROWS = 5  # questions in the table; the chart shows up to MAX_BARS
+STATS_CHART = "daily-stats.png"
+
+
+def add_class_analytics(
+    embed: discord.Embed, analytics: ClassAnalytics, bank: QuizBank, locale: str, chart: bool
+) -> discord.Embed:
+    """`/daily stats`: the weakest questions with their most chosen wrong answer, the
+    members per week, and the chart (attached as STATS_CHART) as the embed's image."""
+    rows = []
+    for q in analytics.worst(CLASS_ROWS):
+        text = choice_text(bank, q.question_id, q.top_wrong, locale)
+        if q.top_wrong is None:
+            choice = t("class.no_wrong", locale)
+        else:
+            shown = clip(text, 60) if text is not None else f"#{q.top_wrong}"
+            choice = t("class.choice", locale, text=shown, count=q.top_wrong_count)
+        rows.append(
+            t(
+                "class.row",
+                locale,
+                question=q.question_id,
+                percent=f"{round(100 * q.correct / q.answered)}%",
+                correct=q.correct,
+                answered=q.answered,
+                choice=choice,
+            )
+        )
+    embed.add_field(
+        name=t("class.weakest", locale),
+        value=clip("\n".join(rows), EMBED_FIELD_MAX) if rows else t("class.none_settled", locale),
+        inline=False,
+    )
+    weeks = [
+        t(
+            "class.week_row",
+            locale,
+            week=w.week_start.isoformat(),
+            members=w.members,
+            answers=w.answers,
+        )
+        for w in analytics.weeks[-4:]
+    ]
+    embed.add_field(name=t("class.weeks", locale), value="\n".join(weeks), inline=False)
+    if chart:
+        embed.set_image(url=f"attachment://{STATS_CHART}")
     return embed
