@@ -164,7 +164,7 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
     if last is not None and last.choice:
         embed.add_field(
             name=t("daily.status_why", locale, question=last.question_id, day=last.day.isoformat()),
-            value=clip(choice_text(Reason.from_dict(last.choice), locale), EMBED_FIELD_MAX),
+            value=clip(choice_reason_text(Reason.from_dict(last.choice), locale), EMBED_FIELD_MAX),
             inline=False,
         )
     if owed:
@@ -172,7 +172,7 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
     return embed
 
 
-def choice_text(reason: Reason, locale: str) -> str:
+def choice_reason_text(reason: Reason, locale: str) -> str:
     """Why a day's question was chosen, in words (`bot.daily.choice`)."""
     percent = round(100 * reason.recall) if reason.recall is not None else 0
     if reason.rule == ROTATION:
