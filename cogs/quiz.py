@@ -48,9 +48,7 @@ class QuizCog(commands.Cog):
         questions: app_commands.Range[int, 1, MAX_QUESTIONS] | None = None,
     ) -> None:
         locale = interaction_locale(interaction)
-        wait = self.cooldown.use(interaction.user.id)
-        if wait:
-            raise UserError("cooldown", seconds=max(1, round(wait)))
+        self._take_cooldown(interaction)
         services = services_of(interaction)
         try:
             session = await services.sessions.start(
@@ -71,9 +69,7 @@ class QuizCog(commands.Cog):
         questions: app_commands.Range[int, 1, MAX_QUESTIONS] = DEFAULT_REVIEW,
     ) -> None:
         locale = interaction_locale(interaction)
-        wait = self.cooldown.use(interaction.user.id)
-        if wait:
-            raise UserError("cooldown", seconds=max(1, round(wait)))
+        self._take_cooldown(interaction)
         services = services_of(interaction)
         started = await services.sessions.start_review(
             interaction.user.id, interaction.guild_id, questions, locale
@@ -88,6 +84,12 @@ class QuizCog(commands.Cog):
             return
         await self._show_first(interaction, started)
         log.info("review started", extra={**log_context(interaction), "session_id": started.id})
+
+    def _take_cooldown(self, interaction: discord.Interaction) -> None:
+        """One /quiz start or review per member per cooldown (shared by both)."""
+        wait = self.cooldown.use(interaction.user.id)
+        if wait:
+            raise UserError("cooldown", seconds=max(1, round(wait)))
 
     async def _show_first(self, interaction: discord.Interaction, session: QuizSession) -> None:
         services = services_of(interaction)

@@ -7,7 +7,7 @@ Partial messageables need no guild cache, so this works during setup_hook and wi
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -45,21 +45,23 @@ class DiscordPublisher:
     def _channel(self, channel_id: int, guild_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
 
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
-        bank = self.bot.services.bank
-        embed = daily_embed(
-            bank.quiz_of(question_id), bank.question(question_id), config.locale, day.isoformat()
-        )
+    async def _send(self, channel_id: int, guild_id: int, **message: Any) -> int:
+        """Send to a daily channel; 403/404 become `PublishRefused` (stop posting there)."""
         try:
-            message = await self._channel(config.channel_id, config.guild_id).send(
-                embed=embed, nonce=nonce
-            )
+            sent = await self._channel(channel_id, guild_id).send(**message)
         except discord.HTTPException as exc:
             refused = _refusal(exc)
             if refused is not None:
                 raise refused from exc
             raise
-        return message.id
+        return sent.id
+
+    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
+        bank = self.bot.services.bank
+        embed = daily_embed(
+            bank.quiz_of(question_id), bank.question(question_id), config.locale, day.isoformat()
+        )
+        return await self._send(config.channel_id, config.guild_id, embed=embed, nonce=nonce)
 
     async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
         question = self.bot.services.bank.question(question_id)
@@ -96,16 +98,9 @@ class DiscordPublisher:
             guild_id=post.guild_id,
             fail_if_not_exists=False,
         )
-        try:
-            message = await self._channel(post.channel_id, post.guild_id).send(
-                embed=embed, reference=reference, view=view, nonce=nonce
-            )
-        except discord.HTTPException as exc:
-            refused = _refusal(exc)
-            if refused is not None:
-                raise refused from exc
-            raise
-        return message.id
+        return await self._send(
+            post.channel_id, post.guild_id, embed=embed, reference=reference, view=view, nonce=nonce
+        )
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
         assert post.message_id is not None
