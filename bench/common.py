@@ -16,7 +16,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -233,6 +233,18 @@ def jobs_of(bot: QuizTutorBot) -> DailyJobs:
     jobs = getattr(bot.get_cog("DailyCog"), "jobs", None)
     assert isinstance(jobs, DailyJobs), "the daily cog has no DailyJobs"
     return jobs
+
+
+@contextlib.contextmanager
+def awaited_path(bot: QuizTutorBot) -> Iterator[None]:
+    """Answer reactions take the awaited path: each `on_raw_reaction_add` task awaits
+    `DailyJobs.on_reaction` and its commit, instead of the synchronous `grade_and_queue`."""
+    jobs = jobs_of(bot)
+    jobs.grade_and_queue = lambda *args: False  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del jobs.grade_and_queue
 
 
 def gateway_ws(bot: QuizTutorBot) -> Any:

@@ -50,7 +50,7 @@ class Load:
         daily = bot.services.daily
         self._real = daily.record_answer_nowait
 
-        # The gateway fast path queues each answer; it counts as done once committed.
+        # The listener queues each answer synchronously; it counts as done once committed.
         def timed(
             post: OpenPost, user_id: int, choice: int, now: datetime | None = None
         ) -> DailyAnswerOutcome | tuple[bool, asyncio.Future[bool]]:

@@ -1,8 +1,7 @@
 """The composition root: builds the Discord client and wires the core services into it.
 
 Everything else in `bot/` is Discord-free; this module, `bot/discord_internals.py` (the
-endpoint redirect and the reaction parser hook), `bot/startup.py` (what a failure to log
-in or connect means) and `bot/cli.py` are the only places in `bot/` that know discord.py
+endpoint redirect), `bot/startup.py` (what a failure to log in or connect means) and `bot/cli.py` are the only places in `bot/` that know discord.py
 (`tests/test_layering.py` holds the rest to it). All start-up work happens in
 `setup_hook` (it runs once per process), never in `on_ready`, which fires again
 after every reconnect.

@@ -134,10 +134,10 @@ class LiveReactions:
             self._reactions_seen.bump()
 
     def grade_and_queue(self, message_id: int, user_id: int, choice: int) -> bool:
-        """The gateway fast path: grade a reaction on a post this process knows.
+        """The fast path: grade a reaction on a post this process holds open.
 
-        Synchronous (no task per event, no discord.py objects); False when the post is
-        not in memory, so the caller falls back to the full path. The answer is counted
+        Synchronous (the listener's task ends without awaiting the commit); False when
+        the post is not in memory, so the caller takes the awaited path (`on_reaction`). The answer is counted
         as seen once its commit is done, like `on_reaction`.
         """
         post = self.daily.open_post_in_memory(message_id)

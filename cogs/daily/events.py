@@ -1,7 +1,7 @@
 """The daily question's events: start-up, new gateway sessions, and answer reactions.
 
-`DailyCog` owns the scheduler driver (`bot.daily.DailyJobs`) of this process and the
-gateway fast path for answer reactions (`bot.discord_internals.ReactionParserHook`).
+`DailyCog` owns the scheduler driver (`bot.daily.DailyJobs`) of this process and hands
+answer reactions to it from discord.py's public `on_raw_reaction_add` event.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import discord
 from discord.ext import commands
 
 from bot.daily import EMOJI_CHOICE, DailyJobs
-from bot.discord_internals import ReactionParserHook
 
 if TYPE_CHECKING:
     from bot.app import QuizTutorBot
@@ -32,7 +31,6 @@ class DailyCog(commands.Cog):
         self.publisher = DiscordPublisher(bot)
         self.jobs: DailyJobs | None = None
         self._shards_seen: set[int] = set()
-        self.reaction_hook: ReactionParserHook | None = None
         if not bot.sync_only:
             services = bot.services
             self.jobs = DailyJobs(
@@ -40,30 +38,11 @@ class DailyCog(commands.Cog):
             )
             if bot.user is not None:
                 self.jobs.bot_user_id = bot.user.id
-            self.reaction_hook = ReactionParserHook(bot, self._fast_reaction)
 
     def _jobs(self) -> DailyJobs:
         if self.jobs is None:
             raise RuntimeError("the daily cog runs without services (sync only)")
         return self.jobs
-
-    async def cog_load(self) -> None:
-        if self.reaction_hook is not None:
-            self.reaction_hook.install()
-
-    async def cog_unload(self) -> None:
-        if self.reaction_hook is not None:
-            self.reaction_hook.uninstall()
-
-    def _fast_reaction(self, message_id: int, user_id: int, emoji_name: str) -> bool:
-        """Grade an answer reaction on a known open post from the gateway payload.
-
-        discord.py builds a Member and a raw event and starts a task for every reaction;
-        at thousands per second that is most of the cost. Reactions this does not take
-        (other emoji, posts from another process) reach `on_raw_reaction_add` as usual.
-        """
-        choice = EMOJI_CHOICE.get(emoji_name)
-        return choice is not None and self._jobs().grade_and_queue(message_id, user_id, choice)
 
     @commands.Cog.listener()
     async def on_services_ready(self) -> None:
@@ -98,10 +77,21 @@ class DailyCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
-        # Hot path (thousands per second): no cache, no replies; custom emoji are never answers.
+        # Hot path (thousands per second): no cache, no replies; custom emoji are never
+        # answers. A reaction on a post this process holds open is graded synchronously
+        # and queued for the writer, so this task ends at once instead of waiting for the
+        # commit; anything else (a post of another process) takes the awaited path.
         jobs = self.jobs
         if jobs is None or payload.emoji.id is not None or payload.emoji.name is None:
             return
+        choice = EMOJI_CHOICE.get(payload.emoji.name)
+        try:
+            if choice is not None and jobs.grade_and_queue(
+                payload.message_id, payload.user_id, choice
+            ):
+                return
+        except Exception:
+            log.exception("the fast reaction path failed; grading on the awaited path")
         await jobs.on_reaction(
             payload.message_id, payload.channel_id, payload.user_id, payload.emoji.name
         )

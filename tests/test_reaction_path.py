@@ -1,7 +1,8 @@
-"""The gateway fast path for answer reactions (bot.discord_internals.ReactionParserHook).
+"""Answer reactions take discord.py's public path (`on_raw_reaction_add`).
 
-It runs inside discord.py's websocket reader, where an exception would end the shard:
-it must be installed on the pinned discord.py, removable, and never raise.
+The daily cog grades a reaction on a post it holds open synchronously and queues it for
+the writer; every other `on_raw_reaction_add` listener still sees the event (the removed
+parser hook used to swallow it), and a failure in the fast path costs no answer.
 """
 
 from __future__ import annotations
@@ -9,30 +10,41 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import discord
 import pytest
 
 from bot.daily import ANSWER_EMOJI
-from bot.discord_internals import EVENT, ReactionParserHook
 from tests.discord_fake.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import WAIT, answers, post_todays_question
 
 
-async def test_hook_is_installed_on_the_pinned_discord_py_and_removed_on_unload(
+async def test_answer_reactions_reach_other_listeners_and_are_graded(
     discord_fake: FakeDiscord, start_bot: StartBot
 ) -> None:
+    fake = discord_fake
+    bob, citra, _ = fake.users_list
     async with start_bot() as bot:
-        hook = bot.get_cog("DailyCog").reaction_hook  # type: ignore[union-attr]
-        assert isinstance(hook, ReactionParserHook) and hook.installed
-        parsers = bot._connection.parsers
-        original = hook.full_parser
-        assert original is not None and "reaction_add" in original.__name__
-        await bot.unload_extension("cogs.daily")
-        assert parsers[EVENT] is original
-        assert not hook.installed
+        jobs, message, post, (n, right, wrong) = await post_todays_question(fake, bot)
+        await asyncio.wait_for(jobs.wait_reactions_seen(n), WAIT)
+        seen: list[tuple[int, str]] = []
+        both = asyncio.Event()
+
+        async def other_listener(payload: discord.RawReactionActionEvent) -> None:
+            seen.append((payload.user_id, str(payload.emoji)))
+            if len(seen) == 2:
+                both.set()
+
+        bot.add_listener(other_listener, "on_raw_reaction_add")
+        await fake.react(message, bob, ANSWER_EMOJI[right])
+        await fake.react(message, citra, ANSWER_EMOJI[wrong])
+        await asyncio.wait_for(jobs.wait_reactions_seen(n + 2), WAIT)
+        await asyncio.wait_for(both.wait(), WAIT)
+        assert seen == [(bob.id, ANSWER_EMOJI[right]), (citra.id, ANSWER_EMOJI[wrong])]
+        assert await answers(bot, post.id) == {bob.id: right, citra.id: wrong}  # type: ignore[arg-type]
 
 
-async def test_an_exception_in_the_fast_path_is_logged_and_discord_py_parses_the_event(
+async def test_an_exception_in_the_fast_path_is_logged_and_the_answer_still_counts(
     discord_fake: FakeDiscord, start_bot: StartBot, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake = discord_fake
@@ -50,7 +62,7 @@ async def test_an_exception_in_the_fast_path_is_logged_and_discord_py_parses_the
 
         jobs.grade_and_queue = broken  # type: ignore[method-assign]
         await fake.react(message, bob, ANSWER_EMOJI[right])
-        # discord.py's own parser took the event: the normal listener graded it.
+        # The awaited path (`on_reaction`) graded it.
         await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
         assert failures == 1
         assert "injected failure in the fast path" in caplog.text
