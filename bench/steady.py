@@ -13,8 +13,10 @@ meanwhile; its floor (CPU per second with no load) is in the notes.
 Same-run comparisons: the burst (frames back to back, `bench.reactions.feed`), the
 writer without gathering (`gather_s = 0`, every batch written as it comes, as before
 issue 14; it keeps the writer's own connection, which issue 14 also added) at 500/s, and
-the awaited path (each `on_raw_reaction_add` task awaits its commit instead of queueing
-the answer synchronously) at 2,000/s.
+the writer on aiosqlite (each statement, fetch and commit handed to aiosqlite's thread
+and back, instead of the whole transaction run in the writer's own thread) at 500/s,
+and the awaited path (each `on_raw_reaction_add` task awaits its commit instead of
+queueing the answer synchronously) at 2,000/s.
 """
 
 from __future__ import annotations
@@ -123,6 +125,13 @@ async def run(quick: bool) -> list[Row]:
                     finally:
                         writer.gather_s = gather_s
                     got.setdefault("no gathering", []).append(sample)
+                    if writer._thread is not None:  # a SQLite file
+                        writer.own_thread = False
+                        try:
+                            sample = await paced(bot, post, n, 500.0, seconds[500.0], next(bases))
+                        finally:
+                            writer.own_thread = True
+                        got.setdefault("aiosqlite", []).append(sample)
                     with awaited_path(bot):
                         sample = await paced(bot, post, n, 2000.0, seconds[2000.0], next(bases))
                     got.setdefault("awaited", []).append(sample)
@@ -190,6 +199,23 @@ def rows(got: dict[str, list[Sample]], events: int, floor: float) -> list[Row]:
             note=_note(before),
         )
     )
+    if "aiosqlite" in got:
+        hand_offs = _stats(got["aiosqlite"])
+        out.append(
+            Row(
+                NAME,
+                "CPU per reaction, 500/s, writer on aiosqlite",
+                hand_offs["cpu"],
+                "ms",
+                "(info)",
+                None,
+                baseline=after["cpu"],
+                baseline_what="writer's own thread, same run",
+                n=hand_offs["n"],
+                spread=hand_offs["spread"],
+                note=_note(hand_offs) + "; a thread hand-off per statement, fetch and commit",
+            )
+        )
     slow = _stats(got["awaited"])
     fast = _stats(got["2000"])
     out.append(

@@ -75,10 +75,16 @@ async def test_a_broken_writer_connection_is_replaced_without_losing_the_answer(
     await writer.start()
     try:
         assert await writer.submit(post_id, 1, 0, True, NOW) is True
-        held = writer._conn
-        assert held is not None
-        raw = await held.get_raw_connection()
-        await raw.driver_connection.close()  # aiosqlite or asyncpg, under SQLAlchemy
+        if writer._thread is not None:  # a SQLite file: sqlite3 in the writer's own thread
+            assert writer._sync_conn is not None
+            dbapi = writer._sync_conn.connection.dbapi_connection
+            assert dbapi is not None
+            await asyncio.get_running_loop().run_in_executor(writer._thread, dbapi.close)
+        else:  # asyncpg (or in-memory SQLite) under SQLAlchemy's async engine
+            held = writer._conn
+            assert held is not None
+            raw = await held.get_raw_connection()
+            await raw.driver_connection.close()
         assert await asyncio.wait_for(writer.submit(post_id, 2, 0, True, NOW), 10) is True
     finally:
         await writer.close()

@@ -21,8 +21,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import event, text
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -147,6 +147,17 @@ class Database:
     async def session(self) -> AsyncIterator[AsyncSession]:
         async with self._sessions() as session:
             yield session
+
+    def sync_sqlite_engine(self) -> Engine | None:
+        """A synchronous engine on the same SQLite file, with the same PRAGMAs, for a
+        caller that keeps its connection in one thread of its own (the answer writer);
+        None for PostgreSQL and in-memory SQLite (another connection would see another
+        database)."""
+        if _sqlite_file(self.url) is None:
+            return None
+        engine = create_engine(make_url(self.url).set(drivername="sqlite"))
+        event.listen(engine, "connect", _set_pragmas)
+        return engine
 
     async def close(self) -> None:
         await self.engine.dispose()
