@@ -4,7 +4,8 @@ Warm: the bot's own worker, warmed up at bot start (`DemoRunner.start` in setup_
 Cold: a fresh worker that imported torch but ran nothing (`warm_up=False`) swapped in.
 Baseline (same run): the time the worker itself reports for the demo (compute + plot,
 "Ran on ... in X s"), so the ratio is the bot's + IPC's + Discord's share.
-`probe` (full run only) splits the worker time into compute and plotting, first call
+`cuda` (full run, where a GPU is present): the same demo on a CUDA worker, beside the
+CPU figure. `probe` (full run only) splits the worker time into compute and plotting, first call
 vs later calls, one torch thread vs torch's default, in a separate process.
 """
 
@@ -64,6 +65,57 @@ def probe(threads: int) -> dict[str, object]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+CUDA_PROBE = (
+    "import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')"
+)
+
+
+def cuda_device() -> str:
+    """The GPU's name, or '' (asked in a child: the bench process hosts the bot, which
+    never imports torch)."""
+    out = subprocess.run(
+        [sys.executable, "-c", CUDA_PROBE], capture_output=True, text=True, timeout=120
+    )
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+async def cuda_rows(env: DemoBot, samples: int, cpu_warm: float) -> list[Row]:
+    """`/demo accumulation` on a GPU worker (CUDA warm-up at its start), beside the CPU
+    figure of the same run; nothing where no GPU is present."""
+    name = await asyncio.to_thread(cuda_device)
+    if not name:
+        return []
+    demos = env.bot.services.demos
+    gpu = DemoRunner(device="cuda")
+    spawn = time.perf_counter()
+    await gpu.start()
+    start_s = time.perf_counter() - spawn
+    env.bot.services.demos = gpu
+    try:
+        runs = [await one_demo(env, f"cuda{i}") for i in range(samples)]
+    finally:
+        env.bot.services.demos = demos
+        await gpu.close()
+    total, n, spread = summary([t for t, _ in runs])
+    return [
+        Row(
+            NAME,
+            "warm median on CUDA, command -> plot",
+            total,
+            "s",
+            "(info)",
+            None,
+            baseline=cpu_warm,
+            baseline_what="CPU warm median, same run",
+            n=n,
+            spread=spread,
+            note=f"{name}; in-worker {median([w for _, w in runs]):.3f} s (timed after a"
+            f" synchronise); first demo {runs[0][0]:.3f} s; worker start with CUDA warm-up"
+            f" {start_s:.1f} s",
+        )
+    ]
+
+
 async def run(quick: bool) -> list[Row]:
     samples = 1 if quick else 5
     env = await demo_bot()
@@ -121,6 +173,13 @@ async def run(quick: bool) -> list[Row]:
                 note=f"in-worker {cold_worker:.2f} s; spawn+import before it {spawn_s:.1f} s",
             )
         )
+        cuda = await cuda_rows(env, samples, warm_total)
+        rows += cuda
+        if not cuda:
+            print(
+                "[bench]   demo: no CUDA device here; the CUDA row runs where one is present",
+                file=sys.stderr,
+            )
         # One after the other: in parallel they would share the 2 cores.
         one = await asyncio.to_thread(probe, 1)
         default = await asyncio.to_thread(probe, 0)

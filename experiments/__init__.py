@@ -45,7 +45,7 @@ def run_experiment(name: str, *, device: str = "auto", **params: Any) -> DemoRes
     from experiments._common import resolve_device, warm_up  # torch import happens here
 
     dev = resolve_device(device)
-    warm_up()  # one-time start-up costs stay out of elapsed_s
+    warm_up(dev)  # one-time start-up costs (a GPU's first use too) stay out of elapsed_s
     if info.hidden:
         return module.run(dev, name=name, **clean)
     result: DemoResult = module.run(dev, **clean)

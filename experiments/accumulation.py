@@ -8,7 +8,6 @@ The demo trains at 0.8 of that limit; forgetting the ``/ N`` multiplies every st
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
 import torch
@@ -17,6 +16,7 @@ from torch import nn
 
 from experiments._common import (
     SEED,
+    elapsed_ms,
     fig_to_png,
     figure,
     fmt,
@@ -190,13 +190,14 @@ def cost(
         model = copy.deepcopy(base)
         opt = torch.optim.SGD(model.parameters(), lr=0.0)
         samples = []
-        for _ in range(COST_REPEATS + 1):  # the first run is a warm-up
-            sync(dev)
-            t0 = time.perf_counter()
+
+        def update(model: nn.Module = model, opt: Any = opt, batches: Any = batches) -> None:
             accumulate(model, opt, batches, "correct")
             opt.step()
-            sync(dev)
-            samples.append((time.perf_counter() - t0) * 1e3)
+
+        for _ in range(COST_REPEATS + 1):  # the first run is a warm-up
+            sync(dev)  # earlier work is done before the clock starts
+            samples.append(elapsed_ms(dev, update))  # CUDA events on a GPU
         out[way] = {
             "ms_per_update": median_spread(samples[1:]),
             "passes_per_update": len(batches),

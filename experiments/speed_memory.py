@@ -6,7 +6,6 @@ with the spread shown: one short sample per dtype can flip a ratio on a busy mac
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import torch
 
 from experiments._common import (
     SEED,
+    elapsed_ms,
     fig_to_png,
     figure,
     fmt,
@@ -32,35 +32,35 @@ CPU_16BIT_FLAGS = ("amx_bf16", "amx_fp16", "avx512_bf16", "avx512_fp16")
 
 
 def matmul_samples(a: torch.Tensor, b: torch.Tensor, min_s: float) -> list[float]:
-    """GFLOP/s of ``a @ b``, REPEATS samples of ``reps`` matmuls each."""
+    """GFLOP/s of ``a @ b``, REPEATS samples of ``reps`` matmuls each.
+
+    Timed by `elapsed_ms`: CUDA events on a GPU (its kernels run after the launches
+    return), the host clock on a CPU; one synchronise per sample, not per matmul."""
     a @ b  # warm-up: kernel selection, lazy init
     sync(a.device)
     reps = 1
-    while True:  # calibrate: enough matmuls per sample to last min_s
-        t0 = time.perf_counter()
+
+    def run() -> None:
         for _ in range(reps):
             a @ b
-        sync(a.device)  # GPU work is async: wait before reading the clock
-        if time.perf_counter() - t0 >= min_s or reps >= 1 << 16:
-            break
-        reps *= 2
+
+    while elapsed_ms(a.device, run) < min_s * 1e3 and reps < 1 << 16:
+        reps *= 2  # calibrate: enough matmuls per sample to last min_s
     n, samples = a.shape[0], []
     for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            a @ b
-        sync(a.device)
-        samples.append(2 * n**3 * reps / (time.perf_counter() - t0) / 1e9)
+        seconds = elapsed_ms(a.device, run) / 1e3
+        samples.append(2 * n**3 * reps / seconds / 1e9)
     return samples
 
 
 SNIPPET = """
-for _ in range(REPEATS):
-    t0 = time.perf_counter()
+def run() -> None:
     for _ in range(reps):
         a @ b
-    sync(a.device)
-    samples.append(2 * n**3 * reps / (time.perf_counter() - t0) / 1e9)
+
+for _ in range(REPEATS):
+    seconds = elapsed_ms(a.device, run) / 1e3
+    samples.append(2 * n**3 * reps / seconds / 1e9)
 """
 SNIPPET_FUNCS = (matmul_samples,)
 

@@ -29,7 +29,7 @@ def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: 
         dev = resolve_device(device)
         import_s = time.perf_counter() - t0
         if warm:
-            warm_up()  # torch.optim/_dynamo import + matplotlib first figure
+            warm_up(dev)  # torch.optim/_dynamo import, first figure, a GPU's first use
             # Full tiny demo path: autograd, optimizer steps, plotting, PNG encoding.
             run_experiment("accumulation", device=device, micro_batches=1, micro_batch_size=1)
         info: dict[str, Any] = {
