@@ -21,6 +21,7 @@ from bench.common import (
     new_members,
     open_daily_post,
     percentile,
+    summary,
 )
 from bench.grading_latency import Load
 
@@ -64,6 +65,9 @@ async def demos_running(env: DemoBot) -> AsyncIterator[list[int]]:
         await asyncio.wait_for(task, 180)
 
 
+REPEATS = 3
+
+
 async def run(quick: bool) -> list[Row]:
     count = 2 if quick else 200  # a p99 of 200 samples is its 3rd-highest value, not the max
     env = await demo_bot()
@@ -76,43 +80,64 @@ async def run(quick: bool) -> list[Row]:
         last = max(fake.interactions.values(), key=lambda i: i.id)
         assert last.callback_at is not None
         floor.append(ms(last.callback_at - last.dispatched_at))
-    idle = await sample(env, count, "idle")
-    async with demos_running(env) as demos:
-        during_demo = await sample(env, count, "demo")
-    post, n = await open_daily_post(env.bot, fake.guild.id, fake.channel2.id)
-    load = Load(env.bot, post, n, 7 * 10**15)
     rate = 200.0 if quick else 2000.0
-    try:
-        offer = asyncio.create_task(load.offer(rate, 1.0 if quick else 10.0))
-        await asyncio.sleep(0.2)
-        during_load = await sample(env, count, "load")
-        await offer
-        await load.settle()
-    finally:
-        load.restore()
+    phases = ("idle", "during demos", f"during {rate:,.0f} reactions/s")
+    # phase -> what -> one list of samples per run
+    got: dict[str, dict[str, list[list[float]]]] = {
+        p: {"/quiz start": [], "answer button": []} for p in phases
+    }
+    demos_done = graded = 0
+    post, n = await open_daily_post(env.bot, fake.guild.id, fake.channel2.id)
+
+    def keep(phase: str, runs: tuple[list[float], list[float]]) -> None:
+        got[phase]["/quiz start"].append(runs[0])
+        got[phase]["answer button"].append(runs[1])
+
+    for rep in range(REPEATS):  # interleaved, so a noisy neighbour hits every phase alike
+        keep(phases[0], await sample(env, count, f"idle{rep}"))
+        async with demos_running(env) as demos:  # demos run the whole phase
+            keep(phases[1], await sample(env, count, f"demo{rep}"))
+        demos_done += demos[0]
+        load = Load(env.bot, post, n, 7 * 10**15 + rep * 10**8)  # fresh members every run
+        try:
+            # Offered for longer than the sampling takes; stopped once it is done.
+            offer = asyncio.create_task(load.offer(rate, 2.0 if quick else 30.0))
+            await asyncio.sleep(0.2)
+            keep(phases[2], await sample(env, count, f"load{rep}"))
+            offer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await offer
+            await load.settle()
+        finally:
+            load.restore()
+        graded += len(load.done)
     floor_p99 = percentile(floor, 99)
+    notes = {
+        phases[0]: "",
+        phases[1]: f"{demos_done} demos finished meanwhile",
+        phases[2]: f"{graded:,} reactions graded meanwhile",
+    }
     rows = []
-    for phase, (starts, clicks), note in (
-        ("idle", idle, ""),
-        ("during demos", during_demo, f"{demos[0]} demos finished meanwhile"),
-        (f"during {rate:,.0f} reactions/s", during_load, f"{len(load.done):,} reactions graded"),
-    ):
-        for what, values in (("/quiz start", starts), ("answer button", clicks)):
-            p99 = percentile(values, 99)
+    for phase in phases:
+        for what, runs in got[phase].items():
+            p99s = [percentile(values, 99) for values in runs]
+            pooled = [v for values in runs for v in values]
+            p99, reps, spread = summary(p99s)
             rows.append(
                 Row(
                     NAME,
                     f"{what} p99, {phase}",
                     p99,
                     "ms",
-                    "<=100 ms",
-                    p99 <= 100,
+                    "<=100 ms in each run",
+                    max(p99s) <= 100,
                     baseline=floor_p99,
                     baseline_what="autocomplete floor p99",
-                    n=len(values),
-                    n_what="samples",
-                    spread=(min(values), max(values)),
-                    note=f"p50 {percentile(values, 50):.1f} ms" + (f"; {note}" if note else ""),
+                    n=reps,
+                    spread=spread,
+                    note=f"{count} samples per run; all {len(pooled)}: p50"
+                    f" {percentile(pooled, 50):.1f} ms, p99 {percentile(pooled, 99):.1f} ms,"
+                    f" max {max(pooled):.1f} ms" + (f"; {notes[phase]}" if notes[phase] else ""),
                 )
             )
     return rows
