@@ -7,17 +7,20 @@ allows one writer at a time anyway, so one task batching is the fastest safe sha
 a session per answer pays a transaction (and an fsync-ish WAL append) each.
 
 When answers trickle in (a steady few hundred per second) each would otherwise get its own
-transaction, and a transaction costs far more CPU than a row (the thread hand-offs of
-aiosqlite, SQLAlchemy's connection checkout, BEGIN and COMMIT). So the writer gathers
+transaction, and a transaction costs far more CPU than a row (thread hand-offs, BEGIN
+and COMMIT). So the writer gathers
 briefly when the answer it just took arrived right after the one before: it waits up to
 `gather_s` (a few milliseconds) or until `MIN_BATCH` answers are queued, whichever comes
 first. An isolated answer (the previous one long ago) is written at once, a burst
 already queues more than `MIN_BATCH`, and `flush` and `close` cut a wait short.
 
-The statement is SQLAlchemy Core's dialect-aware insert (SQLite and PostgreSQL both
-have `on_conflict_do_nothing`), run as an executemany: SQLAlchemy's "insertmanyvalues"
-turns it into multi-row VALUES statements, with each driver's own placeholders and
-datetime handling, and the compiled statement is cached.
+Where the transaction runs: on a SQLite file, whole in the writer's own thread on a
+synchronous SQLAlchemy connection (one hand-off per batch; aiosqlite would hand every
+statement, fetch and commit to its thread and back), with SQLite's WAL checkpoints
+moved out of the commits (`_checkpoint_if_due`). On PostgreSQL, asyncpg through
+`AsyncConnection.run_sync` (natively async, no thread).
+
+The statement itself is in `bot.storage.answer_sql`.
 """
 
 from __future__ import annotations
@@ -26,138 +29,23 @@ import asyncio
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
-import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.storage.answer_sql import Pending, compile_all, insert_rows
 from bot.storage.database import Database
 
 log = logging.getLogger(__name__)
 
-# Rows per multi-VALUES statement (5 bound values per row: well under SQLite's 32766
-# variables per statement and PostgreSQL's 32767 parameters).
-ROWS_PER_STATEMENT = 512
 MAX_BATCH = 5000
 # Gathering a trickle: at most this long, or until this many answers are queued.
 GATHER_S = 0.008
 MIN_BATCH = 64
 # A WAL checkpoint after the writer's commits at most this often (SQLite file only).
 CHECKPOINT_EVERY_S = 0.5
-COLUMNS = ("post_id", "user_id", "choice", "correct", "answered_at")
-
-
-@dataclass
-class _Pending:
-    post_id: int
-    user_id: int
-    choice: int
-    correct: bool
-    answered_at: datetime
-    future: asyncio.Future[bool] = field(repr=False)
-
-
-_COMPILED: dict[tuple[str, str, str, int], tuple[str, tuple[int, ...] | None]] = {}
-
-
-def _insert_sql(dialect: sa.Dialect, rows: int) -> tuple[str, tuple[int, ...] | None]:
-    # Every engine has its own dialect object; the SQL depends only on these.
-    key = (dialect.name, dialect.driver, str(dialect.paramstyle), rows)
-    if key not in _COMPILED:
-        _COMPILED[key] = _compile_insert(dialect, rows)
-    return _COMPILED[key]
-
-
-def _compile_insert(dialect: sa.Dialect, rows: int) -> tuple[str, tuple[int, ...] | None]:
-    """`INSERT ... VALUES (..) x rows ON CONFLICT DO NOTHING RETURNING post_id, user_id`.
-
-    Built with SQLAlchemy Core's dialect-aware insert (SQLite and PostgreSQL both have
-    `on_conflict_do_nothing`) and compiled for the engine's own dialect and driver
-    (`?` for sqlite3, `$n` for asyncpg). Returns the SQL and, for each placeholder in
-    order, the index of its value in the flat row-major parameter list. Cached per row
-    count; `_padded` keeps the counts to a few.
-    """
-    table = sa.table("daily_answer", *(sa.column(name) for name in COLUMNS))
-    if dialect.name == "postgresql":
-        insert: Any = postgresql.insert
-    elif dialect.name == "sqlite":
-        insert = sqlite.insert
-    else:
-        raise NotImplementedError(
-            f"the answer writer supports SQLite and PostgreSQL, not {dialect.name}"
-        )
-    names = [f"{column}_{row}" for row in range(rows) for column in COLUMNS]
-    statement = (
-        insert(table)
-        .values(
-            [{column: sa.bindparam(f"{column}_{row}") for column in COLUMNS} for row in range(rows)]
-        )
-        .on_conflict_do_nothing()
-        .returning(table.c.post_id, table.c.user_id)
-    )
-    compiled = statement.compile(dialect=dialect)
-    order = compiled.positiontup or names
-    index = {name: i for i, name in enumerate(names)}
-    positions = tuple(index[name] for name in order)
-    # None: the placeholders are in row-major order already (sqlite3, asyncpg).
-    return str(compiled), None if positions == tuple(range(len(names))) else positions
-
-
-PAD_STEP = 64
-
-
-def _padded(rows: int) -> int:
-    """The statement size for `rows` rows: the next power of two up to 64, then the next
-    multiple of 64 (at most 14 compiled statements per dialect). The extra rows repeat
-    the chunk's last row and ON CONFLICT DO NOTHING drops the repeats, so every chunk is
-    one statement whatever its size."""
-    if rows <= PAD_STEP:
-        return 1 << (rows - 1).bit_length()
-    return -(-rows // PAD_STEP) * PAD_STEP
-
-
-def _compile_all(dialect: sa.Dialect) -> None:
-    for size in sorted({_padded(n) for n in range(1, ROWS_PER_STATEMENT + 1)}):
-        _insert_sql(dialect, size)
-
-
-def _sqlite_time(value: datetime) -> str:
-    # SQLAlchemy's SQLite DateTime storage format, naive UTC (see models.UTCDateTime).
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-def _naive_utc(value: datetime) -> datetime:
-    # TIMESTAMP WITHOUT TIME ZONE holds naive UTC (see models.UTCDateTime); asyncpg
-    # takes datetime objects, never strings.
-    return value.astimezone(UTC).replace(tzinfo=None)
-
-
-def _insert_rows(conn: Connection, batch: list[_Pending]) -> set[tuple[int, int]]:
-    """Insert `batch` in one transaction on a synchronous connection (the writer's own
-    thread on SQLite, `AsyncConnection.run_sync` on PostgreSQL); the keys inserted."""
-    inserted: set[tuple[int, int]] = set()
-    dialect = conn.dialect
-    when = _sqlite_time if dialect.name == "sqlite" else _naive_utc
-    with conn.begin():
-        for start in range(0, len(batch), ROWS_PER_STATEMENT):
-            chunk = batch[start : start + ROWS_PER_STATEMENT]
-            values: list[object] = []
-            for p in chunk:
-                values += (p.post_id, p.user_id, p.choice, p.correct, when(p.answered_at))
-            size = _padded(len(chunk))
-            values += values[-len(COLUMNS) :] * (size - len(chunk))
-            sql, order = _insert_sql(dialect, size)
-            # Driver-level execution of the compiled statement: SQLAlchemy's per-row
-            # parameter processing would cost more than the insert.
-            params = tuple(values) if order is None else tuple(values[i] for i in order)
-            result = conn.exec_driver_sql(sql, params)
-            inserted.update((row[0], row[1]) for row in result)
-    return inserted
 
 
 class WriterClosed(RuntimeError):
@@ -189,7 +77,7 @@ class AnswerWriter:
         self.transactions = 0  # statistics (the benchmarks read them)
         self.rows = 0
         # None stops the writer; a bare future is a flush marker (see `flush`).
-        self._queue: asyncio.Queue[_Pending | asyncio.Future[None] | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[Pending | asyncio.Future[None] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None
         self._closing = False
@@ -200,7 +88,7 @@ class AnswerWriter:
             # Compiling the statements takes ~0.1 s: do it in a thread while the bot
             # logs in, not in the first burst of reactions (a miss compiles inline).
             self._warm = asyncio.create_task(
-                asyncio.to_thread(_compile_all, self._db.engine.dialect), name="writer-warm-up"
+                asyncio.to_thread(compile_all, self._db.engine.dialect), name="writer-warm-up"
             )
 
     async def submit(
@@ -215,7 +103,7 @@ class AnswerWriter:
         if self._task is None or self._closing:
             raise WriterClosed("the answer writer is not running")
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Pending(post_id, user_id, choice, correct, answered_at, future))
+        self._queue.put_nowait(Pending(post_id, user_id, choice, correct, answered_at, future))
         now = time.monotonic()
         self._trickle = now - self._last_arrival < self.gather_s
         self._last_arrival = now
@@ -238,7 +126,7 @@ class AnswerWriter:
             timer.cancel()
             self._wake = None
 
-    async def _insert(self, batch: list[_Pending]) -> set[tuple[int, int]]:
+    async def _insert(self, batch: list[Pending]) -> set[tuple[int, int]]:
         """One transaction on the writer's own connection; the keys it inserted.
 
         The connection stays open between batches: taking one from the pool and handing
@@ -252,23 +140,24 @@ class AnswerWriter:
             return await loop.run_in_executor(self._thread, self._insert_in_thread, batch)
         if self._conn is None:
             self._conn = await self._db.engine.connect()
-        return await self._conn.run_sync(_insert_rows, batch)
+        return await self._conn.run_sync(insert_rows, batch)
 
-    def _insert_in_thread(self, batch: list[_Pending]) -> set[tuple[int, int]]:
+    def _insert_in_thread(self, batch: list[Pending]) -> set[tuple[int, int]]:
         assert self._sync_engine is not None
         if self._sync_conn is None:
             self._sync_conn = self._sync_engine.connect()
             # Checkpoints run after the writer's commits, not in them (`_checkpoint_if_due`).
             self._sync_conn.exec_driver_sql("PRAGMA wal_autocheckpoint=0")
             self._sync_conn.commit()
-        return _insert_rows(self._sync_conn, batch)
+        return insert_rows(self._sync_conn, batch)
 
     def _checkpoint_if_due(self) -> None:
         """Queue a WAL checkpoint in the writer's thread, at most every `checkpoint_every_s`.
 
         SQLite checkpoints inside whichever commit takes the log past 1,000 pages; at
-        2,000 answers/s that made one transaction in 500 take 6-9 ms instead of 0.2 ms
-        (the database file's fsync included), and every answer of it waited. Run after
+        2,000 answers/s that made one transaction every couple of seconds take 7-10 ms
+        instead of 0.2 ms (the database file's fsync included), and every answer of it
+        waited (`bench.grading_latency`). Run after
         the commit instead, the checkpoint overlaps the writer's gathering of the next
         batch and nobody's answer waits for it; on the writer's own connection, before
         its next transaction, so SQLite can restart the log from its beginning."""
@@ -338,7 +227,7 @@ class AnswerWriter:
     async def _run(self) -> None:
         stopping = False
         while not stopping:
-            batch: list[_Pending] = []
+            batch: list[Pending] = []
             flushed: list[asyncio.Future[None]] = []
             stopping = self._take(await self._queue.get(), batch, flushed)
             if (
@@ -358,8 +247,8 @@ class AnswerWriter:
 
     def _take(
         self,
-        item: _Pending | asyncio.Future[None] | None,
-        batch: list[_Pending],
+        item: Pending | asyncio.Future[None] | None,
+        batch: list[Pending],
         flushed: list[asyncio.Future[None]],
     ) -> bool:
         """Move `item` and whatever else has gathered into the batch; True on stop.
@@ -368,7 +257,7 @@ class AnswerWriter:
         while True:
             if item is None:
                 return True
-            if isinstance(item, _Pending):
+            if isinstance(item, Pending):
                 batch.append(item)
             else:
                 flushed.append(item)
@@ -376,7 +265,7 @@ class AnswerWriter:
                 return False
             item = self._queue.get_nowait()
 
-    async def _write(self, batch: list[_Pending]) -> None:
+    async def _write(self, batch: list[Pending]) -> None:
         self.transactions += 1
         self.rows += len(batch)
         try:
