@@ -241,11 +241,12 @@ def elapsed_ms(dev: torch.device, fn: Callable[[], object]) -> float:
     one synchronise on the second, time the device's own work. On a CPU, the host clock.
     """
     if dev.type == "cuda":
+        stream = torch.cuda.current_stream(dev)  # where `dev`'s kernels are queued
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
-        start.record()
+        start.record(stream)
         fn()
-        end.record()
+        end.record(stream)
         end.synchronize()
         return float(start.elapsed_time(end))
     t0 = time.perf_counter()
