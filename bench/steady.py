@@ -182,57 +182,37 @@ def rows(got: dict[str, list[Sample]], events: int, floor: float) -> list[Row]:
                 ),
             )
         )
-    before = _stats(got["no gathering"])
-    after = _stats(got["500"])
-    out.append(
-        Row(
-            NAME,
-            "CPU per reaction, 500/s, writer without gathering",
-            before["cpu"],
-            "ms",
-            "(info)",
-            None,
-            baseline=after["cpu"],
-            baseline_what="gathering, same run",
-            n=before["n"],
-            spread=before["spread"],
-            note=_note(before),
-        )
-    )
-    if "aiosqlite" in got:
-        hand_offs = _stats(got["aiosqlite"])
+    # Same-run variants, each against the bot's own path at the same rate.
+    variants = [
+        ("no gathering", "500", "500/s, writer without gathering", "gathering", ""),
+        (
+            "aiosqlite",
+            "500",
+            "500/s, writer on aiosqlite",
+            "writer's own thread",
+            "; a thread hand-off per statement, fetch and commit",
+        ),
+        ("awaited", "2000", "2,000/s, awaited path", "queued synchronously", ""),
+    ]
+    for key, against, metric, baseline_what, extra in variants:
+        if key not in got:  # "aiosqlite" only on a SQLite file
+            continue
+        variant, ours = _stats(got[key]), _stats(got[against])
         out.append(
             Row(
                 NAME,
-                "CPU per reaction, 500/s, writer on aiosqlite",
-                hand_offs["cpu"],
+                f"CPU per reaction, {metric}",
+                variant["cpu"],
                 "ms",
                 "(info)",
                 None,
-                baseline=after["cpu"],
-                baseline_what="writer's own thread, same run",
-                n=hand_offs["n"],
-                spread=hand_offs["spread"],
-                note=_note(hand_offs) + "; a thread hand-off per statement, fetch and commit",
+                baseline=ours["cpu"],
+                baseline_what=f"{baseline_what}, same run",
+                n=variant["n"],
+                spread=variant["spread"],
+                note=_note(variant) + extra,
             )
         )
-    slow = _stats(got["awaited"])
-    fast = _stats(got["2000"])
-    out.append(
-        Row(
-            NAME,
-            "CPU per reaction, 2,000/s, awaited path",
-            slow["cpu"],
-            "ms",
-            "(info)",
-            None,
-            baseline=fast["cpu"],
-            baseline_what="queued synchronously, same run",
-            n=slow["n"],
-            spread=slow["spread"],
-            note=_note(slow),
-        )
-    )
     return out
 
 
