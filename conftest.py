@@ -7,7 +7,7 @@ written once and reused by every test module.
 pytest_plugins = [
     "tests.support.backend",
     "tests.support.bot",
-    "tests.discord_fake.plugin",
+    "tests.support.standin",
     "tests.support.db",
     "tests.support.driver",
 ]

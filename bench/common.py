@@ -25,12 +25,12 @@ from typing import Any
 import discord
 import orjson
 
-from bot.app import QuizTutorBot
-from bot.daily import DailyJobs, OpenPost
-from tests.discord_fake.plugin import run_client, serving_stand_in
-from tests.discord_fake.server import FakeDiscord
-from tests.support.bot import make_settings
-from tests.support.daily import noon_zone
+from bot.discord.client import QuizTutorBot
+from bot.services.daily import DailyJobs, OpenPost
+from testkit.bots import make_settings
+from testkit.standin.client import run_client, serving_stand_in
+from testkit.standin.server import FakeDiscord
+from testkit.times import noon_zone
 
 # Bounded waits everywhere: a broken bot fails the benchmark instead of hanging it.
 WAIT_S = 60.0
@@ -191,7 +191,7 @@ _databases: dict[Path, str] = {}
 
 @contextlib.contextmanager
 def workdir() -> Any:
-    from tests.support.backend import drop_pg_database
+    from testkit.databases import drop_pg_database
 
     with tempfile.TemporaryDirectory(prefix="quiztutor-bench-") as tmp:
         try:
@@ -207,7 +207,7 @@ def db_url(tmp: Path) -> str:
     if BACKEND.name == "sqlite":
         return f"sqlite+aiosqlite:///{tmp / 'quiztutor.db'}"
     if tmp not in _databases:
-        from tests.support.backend import create_pg_database
+        from testkit.databases import create_pg_database
 
         _databases[tmp] = create_pg_database(BACKEND.pg_admin_url)
     return _databases[tmp]
@@ -313,7 +313,7 @@ def reaction_frame(seq: int, post: OpenPost, user_id: int, emoji: str) -> str:
 
 def count_rows(tmp: Path, sql: str, params: Sequence[Any] = ()) -> int:
     """A read on a separate connection (`?` placeholders): sees only committed rows."""
-    from tests.support.backend import db_rows
+    from testkit.databases import db_rows
 
     return int(db_rows(db_url(tmp), sql, tuple(params))[0][0])
 

@@ -45,8 +45,8 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.app import QuizTutorBot
-from bot.daily import ANSWER_EMOJI, DailyAnswerOutcome, OpenPost
+from bot.discord.client import QuizTutorBot
+from bot.services.daily import ANSWER_EMOJI, DailyAnswerOutcome, OpenPost
 from bot.storage.writer import CHECKPOINT_EVERY_S
 
 NAME = "grading_latency"

@@ -36,8 +36,8 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.app import bot_intents
-from tests.discord_fake.plugin import run_client
+from bot.discord.client import bot_intents
+from testkit.standin.client import run_client
 
 NAME = "memory"
 REPEATS = 3

@@ -43,8 +43,8 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.app import QuizTutorBot
-from bot.daily import ANSWER_EMOJI, AnswerStatus, DailyAnswerOutcome, OpenPost
+from bot.discord.client import QuizTutorBot
+from bot.services.daily import ANSWER_EMOJI, AnswerStatus, DailyAnswerOutcome, OpenPost
 from bot.storage import DailyAnswer, utcnow
 
 NAME = "reactions"

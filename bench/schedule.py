@@ -39,8 +39,8 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.daily import ANSWER_EMOJI, DailyJobs, guild_job_id
-from bot.daily.jobs import MAX_CONCURRENT_POSTS
+from bot.services.daily import ANSWER_EMOJI, DailyJobs, guild_job_id
+from bot.services.daily.jobs import MAX_CONCURRENT_POSTS
 
 NAME = "schedule"
 

@@ -18,9 +18,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.common import Row, db_url, noon_zone, seed_database, stand_in, summary, workdir
-from bot.daily import ANSWER_EMOJI
-from tests.discord_fake.server import FakeDiscord
-from tests.support.subprocess_bot import BotProcess, bot_env
+from bot.services.daily import ANSWER_EMOJI
+from testkit.processes import BotProcess, bot_env
+from testkit.standin.server import FakeDiscord
 
 NAME = "shards"
 WAIT_S = 600.0

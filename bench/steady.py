@@ -42,8 +42,8 @@ from bench.common import (
 )
 from bench.grading_latency import Load
 from bench.reactions import burst_frames, feed
-from bot.app import QuizTutorBot
-from bot.daily import OpenPost
+from bot.discord.client import QuizTutorBot
+from bot.services.daily import OpenPost
 
 NAME = "steady"
 RATES = (200.0, 500.0, 2000.0)

@@ -14,16 +14,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.custom_quizzes import (
+from bot.core.errors import UserError
+from bot.core.i18n import t
+from bot.core.quizbank import Quiz, pick_locale
+from bot.core.quizbank.loader import MAX_FILE_BYTES
+from bot.services.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     add_custom_quiz,
     guild_quiz_ids,
     remove_custom_quiz,
 )
-from bot.errors import UserError
-from bot.i18n import t
-from bot.quizbank import Quiz, pick_locale
-from bot.quizbank.loader import MAX_FILE_BYTES
 from cogs.common import require_manage_guild, services_of
 from cogs.ui.replies import error_text, interaction_locale, log_context, send_ephemeral
 from cogs.ui.style import BRAND_COLOUR

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.errors import UserError
-from bot.i18n import locale_for
+from bot.core.errors import UserError
+from bot.core.i18n import locale_for
 from cogs.ui.replies import interaction_locale
 
 if TYPE_CHECKING:
-    from bot.app import QuizTutorBot, Services
+    from bot.discord.client import QuizTutorBot, Services
 
 log = logging.getLogger("quiztutor.discord")
 
@@ -147,7 +147,7 @@ async def topic_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete of a quiz topic: the quizzes this server sees, titled in the member's language."""
-    from bot.quizbank import pick_locale
+    from bot.core.quizbank import pick_locale
 
     locale = interaction_locale(interaction)
     needle = current.lower()

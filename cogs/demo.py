@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cooldowns import Cooldown
+from bot.core.cooldowns import Cooldown
 from cogs.ui.buttons import run_demo_for
 from experiments.catalog import CATALOG
 

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import t
+from bot.core.i18n import t
 from cogs.common import CommandTranslator
 from cogs.ui.replies import interaction_locale, send_ephemeral
 from cogs.ui.style import BRAND_COLOUR

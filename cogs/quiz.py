@@ -1,5 +1,5 @@
 """`/quiz start`, `/quiz review` and `/quiz stop`: a private, button-driven quiz session
-per member; a review asks the member's due questions (`bot.review`).
+per member; a review asks the member's due questions (`bot.services.review`).
 
 The buttons (`cogs.ui.buttons`) are persistent `DynamicItem`s whose custom_id carries the
 session id; the session itself lives in the database, so a quiz in progress continues
@@ -14,10 +14,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cooldowns import Cooldown
-from bot.errors import UserError
-from bot.i18n import t
-from bot.sessions import NothingDue, QuizStep
+from bot.core.cooldowns import Cooldown
+from bot.core.errors import UserError
+from bot.core.i18n import t
+from bot.services.sessions import NothingDue, QuizStep
 from bot.storage import QuizSession
 from cogs.common import services_of, topic_choices
 from cogs.ui.buttons import render_step

@@ -16,9 +16,9 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.charts import accuracy_png, progress_bars
-from bot.errors import UserError
-from bot.i18n import t
+from bot.core.errors import UserError
+from bot.core.i18n import t
+from bot.services.charts import accuracy_png, progress_bars
 from cogs.common import services_of
 from cogs.ui.buttons import render_page
 from cogs.ui.embeds import progress_embed, streak_embed

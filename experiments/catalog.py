@@ -21,7 +21,7 @@ LANGS = ("id", "en")
 class ParamError(ValueError):
     """A demo name or parameter outside the catalog's bounds.
 
-    `key` names the message the bot shows (bot.texts, in the member's language) and
+    `key` names the message the bot shows (bot.core.texts, in the member's language) and
     `params` fill it; `str()` is the same message in English for the command line.
     """
 

@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     if args.plot:  # before the run: a bad path must not cost the computed result
-        from bot.boundary import check_output_path
+        from bot.cli.boundary import check_output_path
 
         check_output_path(args.plot, "plot")
     # Importing torch and running take seconds: say so on stderr (stdout stays clean).

@@ -7,9 +7,9 @@ import sys
 import threading
 from datetime import UTC, date, datetime, timedelta
 
-from bot.analytics import class_analytics, week_starts
-from bot.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
-from bot.quizbank import QuizBank
+from bot.core.quizbank import QuizBank
+from bot.services.analytics import class_analytics, week_starts
+from bot.services.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
 from bot.storage import DailyAnswer, DailyPost, Database
 from tests.support.analytics import seed_class, wrong_choices
 
@@ -124,7 +124,7 @@ def test_the_bot_process_imports_neither_matplotlib_nor_torch_to_draw() -> None:
     # and a killed worker is replaced on the next chart.
     script = """
 import asyncio, os, signal, sys
-from bot.charts import ChartRenderer, Bar, accuracy_png
+from bot.services.charts import ChartRenderer, Bar, accuracy_png
 from concurrent.futures.process import BrokenProcessPool
 
 async def main():

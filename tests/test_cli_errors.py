@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.quizbank import QuizBank
-from tests.discord_fake.server import FakeDiscord
+from bot.core.quizbank import QuizBank
+from testkit.standin.server import FakeDiscord
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow
@@ -317,8 +317,9 @@ def test_demo_list_and_progress_line(tmp_path: Path) -> None:
 
 
 def test_a_password_in_a_url_is_never_printed(capsys: pytest.CaptureFixture[str]) -> None:
-    from bot.boundary import print_error
-    from bot.errors import SetupError
+    from bot.cli.boundary import print_error
+
+    from bot.core.errors import SetupError
 
     url = "postgresql+asyncpg://quiz:s3cret@db.example:5432/quiz"
     print_error(SetupError(f"cannot open {url}", f"check {url}"))

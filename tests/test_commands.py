@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from bot.app import QuizTutorBot
-from tests.discord_fake.server import FakeDiscord
-from tests.support.bot import StartBot, make_settings
+from bot.discord.client import QuizTutorBot
+from testkit.bots import make_settings
+from testkit.standin.server import FakeDiscord
+from tests.support.bot import StartBot
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 
@@ -60,7 +61,7 @@ async def test_every_command_option_and_choice_has_an_indonesian_name(
 async def test_sync_command_registers_in_one_guild(
     discord_fake: FakeDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bot.app import _sync
+    from bot.discord.client import _sync
 
     settings = make_settings(tmp_path)
     assert await _sync(settings, "fake-token", discord_fake.guild.id) == 0
@@ -74,7 +75,7 @@ async def test_sync_command_registers_in_one_guild(
 def test_run_without_token_explains_how_to_get_one(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from bot.cli import main
+    from bot.cli.main import main
 
     monkeypatch.chdir(tmp_path)  # no .env here
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
@@ -95,7 +96,7 @@ def test_the_bot_process_never_imports_torch() -> None:
     import sys
 
     code = (
-        "import sys, bot.app, bot.cli, bot.demo_runner, cogs.quiz, cogs.demo, cogs.daily, "
+        "import sys, bot.discord.client, bot.cli.main, bot.services.demo_runner, cogs.quiz, cogs.demo, cogs.daily, "
         "cogs.stats, cogs.admin, experiments, experiments.catalog; "
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
@@ -106,7 +107,7 @@ def test_the_bot_process_never_imports_torch() -> None:
 
 
 def test_demo_command_runs_without_discord(capsys: pytest.CaptureFixture[str]) -> None:
-    from bot.cli import main
+    from bot.cli.main import main
 
     assert main(["demo", "--help"]) == 0
     assert "--micro-batches" in capsys.readouterr().out

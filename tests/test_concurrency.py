@@ -15,13 +15,13 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlmodel import select
 
-from bot.daily import DailyService
-from bot.quizbank import QuizBank
+from bot.core.quizbank import QuizBank
+from bot.services.daily import DailyService
 from bot.storage import DailyPost, Database, MemberStats
 from bot.storage.database import alembic_config
-from tests.discord_fake.server import FakeDiscord
+from testkit.processes import BotProcess, bot_env, db_rows
+from testkit.standin.server import FakeDiscord
 from tests.support.db import seed_member_stats
-from tests.support.subprocess_bot import BotProcess, bot_env, db_rows
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow

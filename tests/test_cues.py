@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.quizbank import SHIPPED_DIR, QuizBank, parse_quiz
-from bot.quizbank.cues import CueWarning, answer_cues
+from bot.core.quizbank import SHIPPED_DIR, QuizBank, parse_quiz
+from bot.core.quizbank.cues import CueWarning, answer_cues
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_QUIZZES = {"mixed-precision", "gradient-accumulation"}

@@ -14,8 +14,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bot.quizbank import SHIPPED_DIR, QuizBank
-from bot.quizbank.schema import Question, Quiz
+from bot.core.quizbank import SHIPPED_DIR, QuizBank
+from bot.core.quizbank.schema import Question, Quiz
 from experiments.catalog import CATALOG
 
 QUIZ_ID = "low-precision-formats"

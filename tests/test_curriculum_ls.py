@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-from bot.quizbank import QuizBank
+from bot.core.quizbank import QuizBank
 from experiments.catalog import CATALOG
 
 QUIZ_ID = "loss-scaling-in-practice"

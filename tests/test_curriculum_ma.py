@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from bot.quizbank import SHIPPED_DIR, Question, QuizBank, load_quizzes
+from bot.core.quizbank import SHIPPED_DIR, Question, QuizBank, load_quizzes
 
 QUIZ_FILE = SHIPPED_DIR / "memory-and-autocast.yaml"
 CPU_BF16 = {"device_type": "cpu", "dtype": torch.bfloat16}

@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import nn
 
-from bot.quizbank import Question, QuizBank
+from bot.core.quizbank import Question, QuizBank
 
 F16, BF16, F32 = torch.float16, torch.bfloat16, torch.float32
 

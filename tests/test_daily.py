@@ -8,11 +8,11 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.daily import AnswerStatus, DailyService, OpenPost
-from bot.errors import StopReason, UserError
-from bot.quizbank import QuizBank
+from bot.core.errors import StopReason, UserError
+from bot.core.quizbank import QuizBank
+from bot.services.daily import AnswerStatus, DailyService, OpenPost
+from bot.services.streaks import Streaks
 from bot.storage import DailyPost, Database
-from bot.streaks import Streaks
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)  # 08:00 in Jakarta
 DAY = date(2026, 5, 1)

@@ -9,8 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.daily import DailyService
-from bot.daily.choice import (
+from bot.core.quizbank import QuizBank
+from bot.core.schedule import choose_question
+from bot.services.daily import DailyService
+from bot.services.daily.choice import (
     ANSWERS,
     CARDS,
     KNOWN,
@@ -23,10 +25,8 @@ from bot.daily.choice import (
     choose,
     window_days,
 )
-from bot.quizbank import QuizBank
-from bot.schedule import choose_question
 from bot.storage import Database
-from tests.support.clock import Clock
+from testkit.times import Clock
 from tests.support.db import make_quiz
 
 DAY = date(2026, 5, 1)

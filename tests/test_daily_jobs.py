@@ -1,4 +1,4 @@
-"""The daily driver (bot.daily.jobs) with a fake publisher, a real SQLite file and a
+"""The daily driver (bot.services.daily.jobs) with a fake publisher, a real SQLite file and a
 hand-moved clock. Job functions are called directly; APScheduler only holds them."""
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from sqlmodel import select
 
-from bot.daily import (
+from bot.core.errors import StopReason
+from bot.core.quizbank import QuizBank
+from bot.core.schedule import next_post_at
+from bot.services.daily import (
     ANSWER_EMOJI,
     AnswerStatus,
     DailyJobs,
@@ -24,11 +27,8 @@ from bot.daily import (
     reveal_job_id,
     schedule_for,
 )
-from bot.errors import StopReason
-from bot.quizbank import QuizBank
-from bot.schedule import next_post_at
 from bot.storage import DailyAnswer, DailyPost, GuildDailyConfig
-from tests.support.clock import Clock
+from testkit.times import Clock
 from tests.support.driver import (
     BOT,
     CH1,
@@ -74,7 +74,7 @@ async def test_one_cron_job_per_guild_in_its_zone(
 
 
 async def test_next_run_time_is_the_right_utc_instant_across_dst() -> None:
-    from bot.daily import post_trigger
+    from bot.services.daily import post_trigger
 
     scheduler = AsyncIOScheduler(timezone=UTC)
     scheduler.start()
@@ -285,8 +285,8 @@ async def test_a_process_schedules_only_the_guilds_of_its_shards(
 ) -> None:
     from pathlib import Path
 
-    from bot.app import QuizTutorBot
-    from tests.support.bot import make_settings
+    from bot.discord.client import QuizTutorBot
+    from testkit.bots import make_settings
 
     bot = QuizTutorBot(make_settings(Path("."), shard_count=2, shard_ids=[1]))
     assert [bot.owns_guild(g) for g in (0 << 22, 1 << 22, 2 << 22, 3 << 22)] == [

@@ -16,12 +16,12 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
-from bot.errors import SetupError
+from bot.core.errors import SetupError
 from bot.storage import Database, backup
 from bot.storage.database import alembic_config
 from bot.storage.health import check_url, diagnose, redact, scrub
-from tests.discord_fake.server import FakeDiscord
-from tests.support.subprocess_bot import ROOT
+from testkit.processes import ROOT
+from testkit.standin.server import FakeDiscord
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow
@@ -228,7 +228,7 @@ async def test_backup_refuses_targets_that_would_lose_data(db_url: str, tmp_path
 async def test_alembic_by_hand_with_the_bots_async_url(db_url: str, tmp_path: Path) -> None:
     """`alembic upgrade head` as an operator runs it, given DATABASE_URL as it is."""
     ini = tmp_path / "alembic.ini"
-    ini.write_text(f"[alembic]\nscript_location = {ROOT / 'bot' / 'migrations'}\n")
+    ini.write_text(f"[alembic]\nscript_location = {ROOT / 'bot' / 'storage' / 'migrations'}\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for command in (["upgrade", "head"], ["downgrade", "base"], ["upgrade", "head"]):
         proc = await asyncio.create_subprocess_exec(

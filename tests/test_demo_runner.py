@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.demo_runner import (
+from bot.core.errors import UserError
+from bot.services.demo_runner import (
     DemoCrashed,
     DemoFailed,
     DemoQueueFull,
@@ -23,7 +24,6 @@ from bot.demo_runner import (
     DemoTimeout,
     check_demo,
 )
-from bot.errors import UserError
 from experiments.catalog import DIAGNOSTICS_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +180,7 @@ async def test_closed_runner_refuses() -> None:
 
 _PARENT_SCRIPT = """
 import asyncio, json, sys
-from bot.demo_runner import DemoRunner
+from bot.services.demo_runner import DemoRunner
 
 async def main():
     r = DemoRunner(warm_up=False)

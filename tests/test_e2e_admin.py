@@ -5,11 +5,11 @@ from __future__ import annotations
 import discord
 from sqlmodel import select
 
-from bot.app import QuizTutorBot
-from bot.quizbank.loader import MAX_FILE_BYTES
+from bot.core.quizbank.loader import MAX_FILE_BYTES
+from bot.discord.client import QuizTutorBot
 from bot.storage import CustomQuiz
-from tests.discord_fake.models import FakeMessage
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.models import FakeMessage
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import WAIT, post_todays_question
 from tests.support.guilds import QUIZ, other_guild, quiz_yaml

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from bot.charts import PNG_MAGIC
+from bot.services.charts import PNG_MAGIC
 from bot.storage import utcnow
 from cogs.ui.style import clip
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.server import FakeDiscord
 from tests.support.analytics import seed_class, wrong_choices
 from tests.support.bot import StartBot
 

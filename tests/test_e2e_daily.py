@@ -15,11 +15,12 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
-from bot.daily import ANSWER_EMOJI, guild_job_id, schedule_for
-from bot.schedule import next_post_at
+from bot.core.schedule import next_post_at
+from bot.services.daily import ANSWER_EMOJI, guild_job_id, schedule_for
 from bot.storage import Outbox, utcnow
-from tests.discord_fake import Emoji, FakeMessage
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin import Emoji, FakeMessage
+from testkit.standin.server import FakeDiscord
+from testkit.times import passed_today
 from tests.support.bot import StartBot
 from tests.support.daily import (
     WAIT,
@@ -27,7 +28,6 @@ from tests.support.daily import (
     bot_reactions_done,
     choices_of,
     is_daily_post,
-    passed_today,
     post_todays_question,
     setup_daily,
     started,
@@ -291,7 +291,7 @@ async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
     once, also across a restart."""
     fake = discord_fake
     bob = fake.users_list[0]
-    monkeypatch.setattr("bot.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
+    monkeypatch.setattr("bot.services.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
 
     def reveals() -> list[FakeMessage]:
         return [m for m in fake.messages(fake.channel2) if m.message_reference is not None]

@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.review import DAILY, Source
-from bot.schedule import choose_question
+from bot.core.schedule import choose_question
+from bot.services.review import DAILY, Source
 from bot.storage import DailyAnswer, DailyPost
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.server import FakeDiscord
+from testkit.times import passed_today
 from tests.support.bot import StartBot
-from tests.support.daily import passed_today, post_todays_question, started
+from tests.support.daily import post_todays_question, started
 
 TOPIC = "mixed-precision"
 

@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from tests.discord_fake.models import FakeMessage
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.models import FakeMessage
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
@@ -120,7 +120,7 @@ async def test_show_me_is_answered_without_the_demo_extension(
     discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The button is registered by the bot itself, not by the /demo extension."""
-    import bot.app as app_module
+    import bot.discord.client as app_module
 
     fake = discord_fake
     member = fake.users_list[0]

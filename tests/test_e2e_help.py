@@ -3,7 +3,7 @@ admin commands only for members with Manage Server, in the member's language."""
 
 from __future__ import annotations
 
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 
 

@@ -7,7 +7,7 @@ import copy
 from sqlmodel import col, func, select
 
 from bot.storage import QuizResult, QuizSession
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.quiz import button, letters
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from bot.charts import PNG_MAGIC
-from bot.review import QUIZ, Grade, Source, record_grades
+from bot.services.charts import PNG_MAGIC
+from bot.services.review import QUIZ, Grade, Source, record_grades
 from bot.storage import utcnow
-from tests.discord_fake.models import FakeMessage, FakeUser
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.models import FakeMessage, FakeUser
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.quiz import button, letters
 

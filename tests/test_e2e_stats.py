@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from bot.app import QuizTutorBot
+from bot.discord.client import QuizTutorBot
 from bot.storage import MemberStats
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.db import seed_member_stats
 

@@ -15,8 +15,8 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_internals import normalize_api_base, redirect_discord
-from tests.discord_fake import FakeDiscord
+from bot.discord.internals import normalize_api_base, redirect_discord
+from testkit.standin import FakeDiscord
 
 RunBot = Callable[..., Any]
 
@@ -311,7 +311,7 @@ async def test_bot_in_subprocess(discord_fake: FakeDiscord) -> None:
     script = textwrap.dedent(
         """
         import os, discord
-        from bot.discord_internals import redirect_discord
+        from bot.discord.internals import redirect_discord
 
         redirect_discord(os.environ["DISCORD_API_BASE"], os.environ["DISCORD_GATEWAY_URL"])
         client = discord.Client(intents=discord.Intents.default(), guild_ready_timeout=0.05)

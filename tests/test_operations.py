@@ -20,14 +20,14 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from bot.cli.logs import setup_logging
 from sqlmodel import SQLModel
 
-from bot import doctor
-from bot.daily import ANSWER_EMOJI
-from bot.logs import setup_logging
+from bot.cli import doctor
+from bot.services.daily import ANSWER_EMOJI
 from bot.storage import Database
 from bot.storage.database import alembic_config
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import (
     post_todays_question,
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WAIT = 20.0
 
 SCRIPT = ScriptDirectory.from_config(alembic_config())
-# Oldest first; a new file in bot/migrations/versions is picked up without editing this test.
+# Oldest first; a new file in bot/storage/migrations/versions is picked up without editing this test.
 REVISIONS = [r.revision for r in reversed(list(SCRIPT.walk_revisions("base", "heads")))]
 
 
@@ -169,7 +169,7 @@ def restore(copy: Path, db_path: Path) -> None:
 
 
 def test_backup_without_a_database_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.cli import main
+    from bot.cli.main import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'missing.db'}")

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from bot.cli.player import pick_questions
 
-from bot.player import pick_questions
-from bot.quizbank import QuizBank, choice_order
+from bot.core.quizbank import QuizBank, choice_order
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow

@@ -8,14 +8,14 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from fsrs import Rating
 
-from bot.daily import DailyService
-from bot.progress import ProgressReports, TopicAccuracy
-from bot.quizbank import QuizBank
-from bot.review import review
-from bot.sessions import QuizSessions
+from bot.core.quizbank import QuizBank
+from bot.services.daily import DailyService
+from bot.services.progress import ProgressReports, TopicAccuracy
+from bot.services.review import review
+from bot.services.sessions import QuizSessions
+from bot.services.streaks import Streaks
 from bot.storage import Database
-from bot.streaks import Streaks
-from tests.support.clock import Clock
+from testkit.times import Clock
 from tests.support.db import make_quiz
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main as cli_main
-from bot.quizbank import SHIPPED_DIR, QuizBank, QuizFileError, load_quizzes, parse_quiz
-from bot.quizbank.export import export_bank, json_schema_text
+from bot.cli.main import main as cli_main
+from bot.core.quizbank import SHIPPED_DIR, QuizBank, QuizFileError, load_quizzes, parse_quiz
+from bot.core.quizbank.export import export_bank, json_schema_text
 from experiments.catalog import get_info
 
 MP_FILE = SHIPPED_DIR / "mixed-precision.yaml"
@@ -300,8 +300,9 @@ def test_play_answers_every_question_right_when_told_the_answers(bank: QuizBank)
     # Replay the seeded shuffle to find the right letters: the score must then be full.
     import random
 
-    from bot.player import pick_questions
-    from bot.quizbank import choice_order
+    from bot.cli.player import pick_questions
+
+    from bot.core.quizbank import choice_order
 
     rng = random.Random(7)
     letters = []

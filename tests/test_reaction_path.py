@@ -13,8 +13,8 @@ from typing import Any
 import discord
 import pytest
 
-from bot.daily import ANSWER_EMOJI
-from tests.discord_fake.server import FakeDiscord
+from bot.services.daily import ANSWER_EMOJI
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import WAIT, answers, post_todays_question
 

@@ -19,19 +19,19 @@ from pathlib import Path
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.daily import ANSWER_EMOJI, DailyJobs, DailyService, guild_job_id
-from bot.quizbank import SHIPPED_DIR, QuizBank
+from bot.core.quizbank import SHIPPED_DIR, QuizBank
+from bot.services.daily import ANSWER_EMOJI, DailyJobs, DailyService, guild_job_id
 from bot.storage import Database
-from tests.discord_fake import FakeMessage, FakeUser
-from tests.discord_fake.server import FakeDiscord
+from testkit.processes import BotProcess, bot_env, db_rows, integrity
+from testkit.standin import FakeMessage, FakeUser
+from testkit.standin.server import FakeDiscord
+from testkit.times import Clock, passed_today
 from tests.support.bot import StartBot
-from tests.support.clock import Clock
 from tests.support.daily import (
     answers,
     bot_reactions_done,
     choices_of,
     is_daily_post,
-    passed_today,
     post_todays_question,
     setup_daily,
     started,
@@ -40,7 +40,6 @@ from tests.support.daily import (
 from tests.support.driver import DAY1, G1, G2, T0, FakePublisher, configure
 from tests.support.guilds import other_guild
 from tests.support.quiz import button, letters
-from tests.support.subprocess_bot import BotProcess, bot_env, db_rows, integrity
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow

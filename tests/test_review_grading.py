@@ -9,12 +9,12 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from bot.daily import DailyService
-from bot.quizbank import QuizBank
-from bot.review import QUIZ, Reviews, Source
-from bot.sessions import QuizSessions
+from bot.core.quizbank import QuizBank
+from bot.services.daily import DailyService
+from bot.services.review import QUIZ, Reviews, Source
+from bot.services.sessions import QuizSessions
 from bot.storage import Database, ReviewCard, ReviewLog
-from tests.support.clock import Clock
+from testkit.times import Clock
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
 DAY = date(2026, 5, 1)
@@ -95,7 +95,7 @@ async def test_settled_daily_answers_update_cards_once(
 
 
 async def test_a_review_session_asks_each_due_question_once(db: Database, bank: QuizBank) -> None:
-    from bot.sessions import NothingDue, QuizSummary
+    from bot.services.sessions import NothingDue, QuizSummary
 
     clock = Clock(NOW)
     sessions = QuizSessions(db, bank, clock=clock)
@@ -133,7 +133,7 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
 ) -> None:
     """A process killed mid-settle rolls its transaction back: the day is not settled and
     no card moved; the next settle applies each answer once (cards and day commit together)."""
-    import bot.daily.settling as settling
+    import bot.services.daily.settling as settling
 
     post = await daily.claim_post(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
     assert post is not None and post.id is not None

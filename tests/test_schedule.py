@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.errors import UserError
-from bot.schedule import (
+from bot.core.errors import UserError
+from bot.core.schedule import (
     DailySchedule,
     choose_question,
     local_day,

@@ -16,11 +16,11 @@ from typing import Any
 from sqlalchemy import text, update
 from sqlmodel import col, select
 
-from bot.app import QuizTutorBot
-from bot.daily import ANSWER_EMOJI
-from bot.demo_runner import DemoFailed, DemoRunner
+from bot.discord.client import QuizTutorBot
+from bot.services.daily import ANSWER_EMOJI
+from bot.services.demo_runner import DemoFailed, DemoRunner
 from bot.storage import QuizResult, QuizSession, utcnow
-from tests.discord_fake.driver import (
+from testkit.standin.driver import (
     ATTACHMENT,
     BOOLEAN,
     CHANNEL,
@@ -31,8 +31,8 @@ from tests.discord_fake.driver import (
     USER,
     InteractionResult,
 )
-from tests.discord_fake.models import FakeMessage
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin.models import FakeMessage
+from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import (
     WAIT,

@@ -9,11 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from bot.errors import UserError
-from bot.quizbank import QuizBank
-from bot.sessions import QuizSessions, QuizStep, QuizSummary
+from bot.core.errors import UserError
+from bot.core.quizbank import QuizBank
+from bot.services.sessions import QuizSessions, QuizStep, QuizSummary
 from bot.storage import Database, QuizResult
-from tests.support.clock import Clock
+from testkit.times import Clock
 
 USER, OTHER = 1, 2
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import discord
 
-from bot.cli import _subparsers, build_parser
+from bot.cli.main import _subparsers, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -15,15 +15,16 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.daily import ANSWER_EMOJI, DailyService
-from bot.errors import SetupError
-from bot.quizbank import SHIPPED_DIR, QuizBank
-from bot.settings import Settings
+from bot.core.errors import SetupError
+from bot.core.quizbank import SHIPPED_DIR, QuizBank
+from bot.core.settings import Settings
+from bot.services.daily import ANSWER_EMOJI, DailyService
 from bot.storage import Database
-from tests.discord_fake import FakeGuild, FakeMessage
-from tests.discord_fake.server import FakeDiscord
-from tests.support.daily import is_daily_post, passed_today
-from tests.support.subprocess_bot import ROOT, BotProcess, bot_env, db_rows
+from testkit.processes import ROOT, BotProcess, bot_env, db_rows
+from testkit.standin import FakeGuild, FakeMessage
+from testkit.standin.server import FakeDiscord
+from testkit.times import passed_today
+from tests.support.daily import is_daily_post
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow

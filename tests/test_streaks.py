@@ -6,9 +6,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.errors import UserError
+from bot.core.errors import UserError
+from bot.services.streaks import (
+    MIN_ANSWERED_FOR_ACCURACY,
+    Outcome,
+    Streaks,
+    StreakState,
+    apply_outcome,
+)
 from bot.storage import Database
-from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, Outcome, Streaks, StreakState, apply_outcome
 from tests.support.db import seed_member_stats
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from bot.errors import SetupError
+from bot.core.errors import SetupError
 from bot.storage.health import check_url, pg_dump_command, redact
 
 SQLITE_HEADER = b"SQLite format 3\x00"

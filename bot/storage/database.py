@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 DEFAULT_URL = "sqlite+aiosqlite:///data/quiztutor.db"
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 BUSY_TIMEOUT_MS = 10_000
 # pg_advisory_xact_lock key of the migrations (the single-bigint key space; the
 # per-guild settle lock uses the two-int key space, which never collides with it).

@@ -20,7 +20,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from bot.errors import SetupError
+from bot.core.errors import SetupError
 
 SQLITE_EXAMPLE = "sqlite+aiosqlite:///data/quiztutor.db"
 POSTGRES_EXAMPLE = "postgresql+asyncpg://USER:PASSWORD@HOST:5432/DB"

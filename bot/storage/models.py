@@ -89,7 +89,7 @@ class DailyPost(SQLModel, table=True):
     # Members found with two or more answer letters when reactions made while the bot was
     # offline were read back (the order is unknown, so none of theirs counts).
     unclear_users: list[int] | None = Field(default=None, sa_type=sa.JSON)
-    # Why the question was chosen (bot.daily.choice.Reason.to_dict()); None on older posts.
+    # Why the question was chosen (bot.services.daily.choice.Reason.to_dict()); None on older posts.
     choice: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
 
 

@@ -4,7 +4,7 @@
 * `events`: `DailyCog`, the driver of this process and the gateway listeners.
 * `commands`: `DailyCommands`, the six `/daily` commands.
 
-The decisions live in `bot.daily`; the embeds in `cogs.ui.daily_embeds`.
+The decisions live in `bot.services.daily`; the embeds in `cogs.ui.daily_embeds`.
 """
 
 from __future__ import annotations

@@ -12,16 +12,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.charts import class_chart
-from bot.daily import DailyJobs
-from bot.i18n import t
-from bot.outbox import Owed
+from bot.core.i18n import t
+from bot.services.charts import class_chart
+from bot.services.daily import DailyJobs
+from bot.services.outbox import Owed
 from cogs.common import guild_locale, require_manage_guild, services_of, topic_choices
 from cogs.ui.replies import interaction_locale, send_ephemeral
 from cogs.ui.style import EMBED_FIELD_MAX, clip, discord_time, message_link
 
 if TYPE_CHECKING:
-    from bot.app import QuizTutorBot
+    from bot.discord.client import QuizTutorBot
 
 
 from cogs.daily.events import DailyCog

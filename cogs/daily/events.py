@@ -1,6 +1,6 @@
 """The daily question's events: start-up, new gateway sessions, and answer reactions.
 
-`DailyCog` owns the scheduler driver (`bot.daily.DailyJobs`) of this process and hands
+`DailyCog` owns the scheduler driver (`bot.services.daily.DailyJobs`) of this process and hands
 answer reactions to it from discord.py's public `on_raw_reaction_add` event.
 """
 
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.daily import EMOJI_CHOICE, DailyJobs
+from bot.services.daily import EMOJI_CHOICE, DailyJobs
 
 if TYPE_CHECKING:
-    from bot.app import QuizTutorBot
+    from bot.discord.client import QuizTutorBot
 
 
 from cogs.daily.publisher import DiscordPublisher

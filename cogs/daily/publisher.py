@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.daily import ANSWER_EMOJI, RevealSummary
-from bot.errors import PublishRefused, StopReason
-from bot.i18n import t
-from bot.quizbank import Question
+from bot.core.errors import PublishRefused, StopReason
+from bot.core.i18n import t
+from bot.core.quizbank import Question
+from bot.services.daily import ANSWER_EMOJI, RevealSummary
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.ui.buttons import ShowDemoButton
 
 if TYPE_CHECKING:
-    from bot.app import QuizTutorBot
+    from bot.discord.client import QuizTutorBot
 
 
 from cogs.ui.daily_embeds import answer_unavailable_embed, daily_embed, records_text, reveal_embed

@@ -14,12 +14,12 @@ from typing import Any
 
 import discord
 
-from bot.cooldowns import Cooldown
-from bot.errors import UserError
-from bot.i18n import SUPPORTED_LOCALES, t
-from bot.quizbank import QuizBank
-from bot.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
-from bot.streaks import LEADERBOARD_ORDERS
+from bot.core.cooldowns import Cooldown
+from bot.core.errors import UserError
+from bot.core.i18n import SUPPORTED_LOCALES, t
+from bot.core.quizbank import QuizBank
+from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
+from bot.services.streaks import LEADERBOARD_ORDERS
 from cogs.common import services_of
 from cogs.ui.embeds import (
     answered_embed,
@@ -219,7 +219,7 @@ async def run_demo_for(
     interaction: discord.Interaction, name: str, params: dict[str, Any], *, ephemeral: bool
 ) -> None:
     """Defer, queue the demo, report the queue place, then answer with the result."""
-    from bot.demo_runner import (
+    from bot.services.demo_runner import (
         DemoCrashed,
         DemoFailed,
         DemoQueueFull,

@@ -7,12 +7,12 @@ from datetime import date
 
 import discord
 
-from bot.analytics import ClassAnalytics, choice_text
-from bot.daily import ANSWER_EMOJI, DailyStatus, GuildOverview, RevealSummary
-from bot.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
-from bot.errors import StopReason
-from bot.i18n import t
-from bot.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.errors import StopReason
+from bot.core.i18n import t
+from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.services.analytics import ClassAnalytics, choice_text
+from bot.services.daily import ANSWER_EMOJI, DailyStatus, GuildOverview, RevealSummary
+from bot.services.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
 from bot.storage import GuildDailyConfig
 from cogs.ui.embeds import choice_lines
 from cogs.ui.style import (
@@ -173,7 +173,7 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
 
 
 def choice_reason_text(reason: Reason, locale: str) -> str:
-    """Why a day's question was chosen, in words (`bot.daily.choice`)."""
+    """Why a day's question was chosen, in words (`bot.services.daily.choice`)."""
     percent = round(100 * reason.recall) if reason.recall is not None else 0
     if reason.rule == ROTATION:
         why = t("daily.why_rotation", locale, active=ACTIVE_DAYS)

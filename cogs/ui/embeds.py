@@ -8,11 +8,11 @@ from typing import Any
 
 import discord
 
-from bot.i18n import t
-from bot.progress import Progress
-from bot.quizbank import Question, Quiz, QuizBank, pick_locale
-from bot.review import ReviewCounts
-from bot.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
+from bot.core.i18n import t
+from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.services.progress import Progress
+from bot.services.review import ReviewCounts
+from bot.services.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,

@@ -12,8 +12,8 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.errors import UserError
-from bot.i18n import locale_for, t
+from bot.core.errors import UserError
+from bot.core.i18n import locale_for, t
 
 log = logging.getLogger("quiztutor.discord")
 

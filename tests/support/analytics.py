@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 
-from bot.quizbank import QuizBank
+from bot.core.quizbank import QuizBank
 from bot.storage import DailyAnswer, DailyPost, Database
 
 OTHER_GUILD = 424_242

@@ -16,25 +16,11 @@ from typing import Any
 import discord
 import pytest
 
-from bot.app import QuizTutorBot
-from bot.settings import Settings
-from tests.discord_fake.server import FakeDiscord
+from bot.discord.client import QuizTutorBot
+from testkit.bots import make_settings
+from testkit.standin.server import FakeDiscord
 
 StartBot = Callable[..., contextlib.AbstractAsyncContextManager[QuizTutorBot]]
-
-
-def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    """Test settings; pass `database_url=` (the `db_url` fixture) for the test's database."""
-    values: dict[str, Any] = {
-        "database_url": f"sqlite+aiosqlite:///{tmp_path / 'quiztutor.db'}",
-        "demo_worker": False,
-        "quiz_cooldown_s": 0,
-        "demo_cooldown_s": 0,
-        "discord_token": "fake-token",
-    }
-    values.update(overrides)
-    # _env_file=None: a developer's .env must not leak into tests.
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
 @pytest.fixture

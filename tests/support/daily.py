@@ -6,36 +6,18 @@ Shared by the daily, reliability, security and operations tests (and the benchma
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlmodel import select
 
-from bot.app import QuizTutorBot
-from bot.daily import ANSWER_EMOJI, DailyJobs
+from bot.discord.client import QuizTutorBot
+from bot.services.daily import ANSWER_EMOJI, DailyJobs
 from bot.storage import DailyAnswer, DailyPost
-from tests.discord_fake import FakeMessage
-from tests.discord_fake.server import FakeDiscord
+from testkit.standin import FakeMessage
+from testkit.standin.server import FakeDiscord
+from testkit.times import passed_today
 
 WAIT = 10.0
-
-
-def noon_zone() -> tuple[str, datetime]:
-    """A fixed-offset IANA zone where the local hour is 12 now, and the local time."""
-    now = datetime.now(UTC)
-    for offset in range(-12, 15):
-        local = now + timedelta(hours=offset)
-        if local.hour == 12:
-            # Etc/GMT signs are POSIX-inverted: Etc/GMT-7 is UTC+7.
-            name = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
-            return name, local
-    raise AssertionError("some offset in -12..+14 has local noon")
-
-
-def passed_today() -> tuple[str, str]:
-    """(zone, "HH:MM") of a post time two minutes ago: today's question is due and open."""
-    zone, local = noon_zone()
-    return zone, (local - timedelta(minutes=2)).strftime("%H:%M")
 
 
 def jobs_of(bot: QuizTutorBot) -> DailyJobs:

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import sqlalchemy as sa
 
-from bot.quizbank import Quiz, QuizBank, parse_quiz
+from bot.core.quizbank import Quiz, QuizBank, parse_quiz
 from bot.storage import Database, MemberStats
 
 

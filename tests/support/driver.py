@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.daily import DailyJobs, DailyService, RevealSummary
-from bot.errors import PublishRefused, StopReason
-from bot.quizbank import QuizBank
+from bot.core.errors import PublishRefused, StopReason
+from bot.core.quizbank import QuizBank
+from bot.services.daily import DailyJobs, DailyService, RevealSummary
 from bot.storage import DailyPost, Database, GuildDailyConfig
-from tests.support.clock import Clock
+from testkit.times import Clock
 
 G1, G2 = 1, 2
 CH1, CH2 = 10, 20

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import discord
 
-from bot.app import QuizTutorBot
-from tests.discord_fake.models import FakeGuild
-from tests.discord_fake.server import FakeDiscord
+from bot.discord.client import QuizTutorBot
+from testkit.standin.models import FakeGuild
+from testkit.standin.server import FakeDiscord
 
 QUIZ = """\
 id: team-basics

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.app import QuizTutorBot
-from tests.discord_fake.models import FakeMessage, FakeUser
+from bot.discord.client import QuizTutorBot
+from testkit.standin.models import FakeMessage, FakeUser
 
 
 def button(message: FakeMessage, label: str) -> str:

@@ -1,0 +1,302 @@
+"""The `quiztutor` command line: one entry point for hosting, authoring and studying.
+
+Each subcommand imports what it needs when it runs, so `quiztutor validate` or
+`quiztutor play` start quickly and never load discord.py or torch. Every command runs
+inside one error boundary (`bot.cli.boundary.guarded`): an expected failure is at most three
+lines and exit status 1 (runtime) or 2 (usage or configuration), never a traceback
+unless LOG_LEVEL=DEBUG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from bot.cli import boundary
+from bot.core.errors import SetupError
+
+
+def _sources(paths: Sequence[str]) -> list[Path]:
+    """Quiz files as the bot sees them: shipped + QUIZ_DIRS, unless paths are given."""
+    settings = None if paths else boundary.load_settings()
+    sources = boundary.quiz_sources(settings, paths)
+    boundary.warn_empty(sources)
+    return sources
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from bot.core.quizbank import load_quizzes
+    from bot.core.quizbank.cues import file_cue_warnings
+
+    paths = _sources(args.paths)
+    missing = [p for p in paths if not p.exists()]
+    for path in missing:
+        print(f"{path}:1: file not found", file=sys.stderr)
+    quizzes, problems = load_quizzes(p for p in paths if p.exists())
+    for problem in problems:
+        print(problem)
+    for warning in file_cue_warnings(p for p in paths if p.exists()):  # warnings never fail
+        print(warning)
+    if problems or missing:
+        print(f"{len(problems) + len(missing)} problem(s) found.", file=sys.stderr)
+        return 1
+    n_questions = sum(len(q.questions) for q in quizzes)
+    where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"
+    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{where}.")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from bot.core.quizbank.export import export_bank
+
+    bank = boundary.load_bank(_sources(args.paths))
+    print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from bot.core.quizbank.export import json_schema_text
+
+    target = boundary.check_output_path(args.output, "schema") if args.output else None
+    text = json_schema_text()
+    if target is not None:
+        target.write_text(text, encoding="utf-8")
+        print(f"schema written to {target}", file=sys.stderr)
+    else:
+        print(text, end="")
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from bot.cli.player import play
+
+    bank = boundary.load_bank(_sources([]))
+    return play(bank, quiz_id=args.quiz, locale=args.lang, count=args.count, seed=args.seed)
+
+
+def _cmd_demo(argv: Sequence[str]) -> int:
+    from experiments.cli import main as demo_main
+
+    return demo_main(argv)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from bot.discord.client import run_bot
+
+    return run_bot()
+
+
+def _cmd_sync(args: argparse.Namespace) -> int:
+    from bot.discord.client import sync_commands
+
+    return sync_commands(guild_id=args.guild)
+
+
+def _cmd_backup(args: argparse.Namespace) -> int:
+    from bot.storage.backup import backup_database
+
+    settings = boundary.load_settings()
+    print(backup_database(settings.database_url, Path(args.file)))
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from bot.cli.stats import run_stats
+
+    settings = boundary.load_settings()
+    bank = boundary.load_bank(_sources([]))
+    text = run_stats(
+        settings.database_url,
+        bank,
+        args.guild,
+        as_csv=args.csv,
+        table=args.table,
+        weeks=args.weeks,
+        lang=args.lang,
+    )
+    sys.stdout.write(text)
+    return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from bot.cli.doctor import run_doctor
+
+    return run_doctor()
+
+
+def _cmd_help(args: argparse.Namespace) -> int:
+    parser = build_parser()
+    if not args.topic:
+        parser.print_help()
+        return 0
+    if args.topic == "demo":
+        return _cmd_demo(["--help"])
+    commands = _subparsers(parser)
+    if args.topic not in commands:
+        raise SetupError(
+            f"no command {args.topic!r}", f"one of: {', '.join(commands)}", exit_code=2
+        )
+    commands[args.topic].print_help()
+    return 0
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("quiztutor")
+    except PackageNotFoundError:  # running from a checkout (PYTHONPATH) without pip install
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        return str(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"])
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _weeks(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 52:
+        raise argparse.ArgumentTypeError(f"must be 1 to 52, got {value}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a two-line usage error (what is wrong, where the help is)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("quiztutor").strip()
+        self.exit(
+            2,
+            f"error: {self.prog}: {message}\n"
+            f"fix: see `quiztutor help{' ' + command if command else ''}`\n",
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="quiztutor",
+        description="A Discord study bot for the numerics of neural-network training.",
+        epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
+    )
+    parser.add_argument("--version", action="version", version=f"quiztutor {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
+    run.set_defaults(func=_cmd_run)
+
+    sync = sub.add_parser("sync", help="register the slash commands with Discord")
+    sync.add_argument(
+        "--guild",
+        type=_positive,
+        metavar="ID",
+        help="a server id (a positive integer): register there only, instantly "
+        "(default: DEV_GUILD_ID, else global)",
+    )
+    sync.set_defaults(func=_cmd_sync)
+
+    validate = sub.add_parser(
+        "validate", help="check quiz files (default: what the bot loads, shipped + QUIZ_DIRS)"
+    )
+    validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
+    validate.set_defaults(func=_cmd_validate)
+
+    export = sub.add_parser("export", help="print the quizzes in a stable JSON format")
+    export.add_argument("--format", choices=["json"], default="json", help="json (the only one)")
+    export.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="quiz files or folders (default: shipped + QUIZ_DIRS)",
+    )
+    export.set_defaults(func=_cmd_export)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")
+    schema.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (its folder must exist)"
+    )
+    schema.set_defaults(func=_cmd_schema)
+
+    play = sub.add_parser("play", help="take a quiz in the terminal (shipped + QUIZ_DIRS)")
+    play.add_argument("--quiz", metavar="ID", help="quiz id (default: all quizzes mixed)")
+    play.add_argument("--lang", choices=["id", "en"], default="en", help="id or en (default: en)")
+    play.add_argument(
+        "--count",
+        type=_positive,
+        metavar="N",
+        help="number of questions, 1 to the number available (default: all)",
+    )
+    play.add_argument(
+        "--seed", type=int, metavar="S", help="any integer: the same seed, the same order"
+    )
+    play.set_defaults(func=_cmd_play)
+
+    # Parsed by experiments.cli (main() hands it everything); listed here for the help.
+    sub.add_parser("demo", help="run a torch experiment (`quiztutor demo --list`)", add_help=False)
+
+    backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
+    backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
+    backup.set_defaults(func=_cmd_backup)
+
+    stats = sub.add_parser(
+        "stats", help="a server's daily-question analytics for instructors (DATABASE_URL)"
+    )
+    stats.add_argument(
+        "--guild", type=_positive, required=True, metavar="ID", help="the server id (required)"
+    )
+    stats.add_argument("--csv", action="store_true", help="CSV on stdout (default: a plain table)")
+    stats.add_argument(
+        "--table",
+        choices=["questions", "weeks"],
+        default="questions",
+        help="with --csv: per question (default) or per week",
+    )
+    stats.add_argument(
+        "--weeks",
+        type=_weeks,
+        default=8,
+        metavar="N",
+        help="weeks of participation, 1 to 52 (default: 8)",
+    )
+    stats.add_argument(
+        "--lang", choices=["id", "en"], default="en", help="language of choice texts (default: en)"
+    )
+    stats.set_defaults(func=_cmd_stats)
+
+    doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
+    doctor.set_defaults(func=_cmd_doctor)
+
+    help_ = sub.add_parser("help", help="show the help of quiztutor or of one COMMAND")
+    help_.add_argument("topic", nargs="?", metavar="COMMAND", help="a command name")
+    help_.set_defaults(func=_cmd_help)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        # The demo command has its own parser (experiments.cli); hand it everything,
+        # --help included.
+        return boundary.guarded(lambda: _cmd_demo(argv[1:]))
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse printed the usage and the error (or the help)
+        return int(exc.code or 0)
+    return boundary.guarded(lambda: args.func(args))

@@ -1,0 +1,142 @@
+"""`quiztutor stats --guild ID [--csv] [--table questions|weeks]`: the class analytics of
+`/daily stats` for instructors, read straight from DATABASE_URL (nothing is written).
+
+CSV (one table per run, `--table`): per question `question_id, quiz_id, posts, answered,
+correct, accuracy, top_wrong_choice` (the index as written in the quiz file, 0-based),
+`top_wrong_text, top_wrong_count`; per week `week_start, members, answers, posts`.
+Without --csv both tables are printed as plain text. Choice texts come from the quizzes
+the bot loads (shipped + QUIZ_DIRS); a server's uploaded quizzes have none here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+from collections.abc import Sequence
+
+from bot.core.errors import SetupError
+from bot.core.quizbank import QuizBank
+from bot.services.analytics import ClassAnalytics, choice_text, class_analytics, server_today
+
+QUESTION_HEADER = (
+    "question_id",
+    "quiz_id",
+    "posts",
+    "answered",
+    "correct",
+    "accuracy",
+    "top_wrong_choice",
+    "top_wrong_text",
+    "top_wrong_count",
+)
+WEEK_HEADER = ("week_start", "members", "answers", "posts")
+
+
+def question_rows(analytics: ClassAnalytics, bank: QuizBank, lang: str) -> list[list[str]]:
+    rows = []
+    for q in analytics.questions:
+        try:
+            quiz_id = bank.quiz_of(q.question_id).id
+        except KeyError:  # an uploaded quiz, or a question that left the bank
+            quiz_id = ""
+        accuracy = q.accuracy
+        rows.append(
+            [
+                q.question_id,
+                quiz_id,
+                str(q.posts),
+                str(q.answered),
+                str(q.correct),
+                "" if accuracy is None else f"{accuracy:.4f}",
+                "" if q.top_wrong is None else str(q.top_wrong),
+                choice_text(bank, q.question_id, q.top_wrong, lang) or "",
+                str(q.top_wrong_count),
+            ]
+        )
+    return rows
+
+
+def week_rows(analytics: ClassAnalytics) -> list[list[str]]:
+    return [
+        [w.week_start.isoformat(), str(w.members), str(w.answers), str(w.posts)]
+        for w in analytics.weeks
+    ]
+
+
+def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def to_text(header: Sequence[str], rows: Sequence[Sequence[str]], max_width: int = 40) -> str:
+    """A plain, aligned table; long cells are cut to `max_width`."""
+    cells = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    return "\n".join(lines) + "\n"
+
+
+async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
+    from bot.storage import Database, utcnow
+    from bot.storage.database import EngineOptions, is_sqlite, sqlite_path
+    from bot.storage.health import CONNECT_TIMEOUT_S, check_url, opening_errors, redact
+
+    check_url(url)
+    if is_sqlite(url) and not sqlite_path(url).exists():
+        raise SetupError(
+            f"no database at {redact(url)}",
+            "set DATABASE_URL to the bot's database (README, Configuration)",
+            exit_code=2,
+        )
+    options = EngineOptions(pool_size=1, max_overflow=0, connect_timeout_s=CONNECT_TIMEOUT_S)
+    async with opening_errors(url):
+        db = await Database.open(url, migrate=False, options=options)
+    try:
+        async with opening_errors(url):
+            revision = await db.current_revision()
+        if revision is None:
+            raise SetupError(
+                f"{redact(url)} holds no quiztutor data (no schema)",
+                "set DATABASE_URL to the bot's database (README, Configuration)",
+                exit_code=2,
+            )
+        today = await server_today(db, guild_id, utcnow())
+        return await class_analytics(db, guild_id, today, weeks)
+    finally:
+        await db.close()
+
+
+def run_stats(
+    url: str, bank: QuizBank, guild_id: int, *, as_csv: bool, table: str, weeks: int, lang: str
+) -> str:
+    """What `quiztutor stats` prints; a SetupError when the server has no daily question."""
+    analytics = asyncio.run(_read(url, guild_id, weeks))
+    if analytics.total_posts == 0:
+        raise SetupError(
+            f"no daily question was posted in server {guild_id} in this database",
+            "check the server id (Discord: right-click the server, Copy Server ID) "
+            "and DATABASE_URL",
+            exit_code=1,
+        )
+    questions = question_rows(analytics, bank, lang)
+    if as_csv:
+        if table == "weeks":
+            return to_csv(WEEK_HEADER, week_rows(analytics))
+        return to_csv(QUESTION_HEADER, questions)
+    shown = [r[:2] + r[3:6] + [r[7], r[8]] for r in questions]  # no posts / index columns
+    header = ("question", "quiz", "answered", "correct", "accuracy", "most chosen wrong", "times")
+    return (
+        f"Server {guild_id}: questions, weakest first (settled days only)\n"
+        + (to_text(header, shown) if shown else "(no revealed question with answers yet)\n")
+        + f"\nMembers per week (weeks from Monday, last {weeks})\n"
+        + to_text(WEEK_HEADER, week_rows(analytics))
+    )
+
+
+__all__ = ["QUESTION_HEADER", "WEEK_HEADER", "run_stats", "to_csv", "to_text"]

@@ -1,0 +1,128 @@
+"""The quiz bank: every loaded quiz, looked up by quiz id or question id."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+from bot.core.errors import UserError
+from bot.core.quizbank.loader import SHIPPED_DIR, QuizFileError, load_quizzes
+from bot.core.quizbank.schema import Question, Quiz
+
+
+class QuizBank:
+    def __init__(self, quizzes: Iterable[Quiz]):
+        self.quizzes: dict[str, Quiz] = {}
+        # Which server a quiz belongs to; shipped quizzes (None) are visible everywhere.
+        self._owner: dict[str, int] = {}
+        self._questions: dict[str, tuple[Quiz, Question]] = {}
+        for quiz in quizzes:
+            self.add(quiz)
+
+    @classmethod
+    def load(cls, paths: Iterable[Path] = (SHIPPED_DIR,)) -> QuizBank:
+        """Load and validate; any problem in any file raises QuizFileError."""
+        quizzes, problems = load_quizzes(paths)
+        if problems:
+            raise QuizFileError(problems)
+        return cls(quizzes)
+
+    def add(self, quiz: Quiz, owner: int | None = None) -> None:
+        """Add (or replace) a quiz; `owner` is the server of an uploaded quiz, None if shipped."""
+        clash = [
+            q.id
+            for q in quiz.questions
+            if q.id in self._questions and self._questions[q.id][0].id != quiz.id
+        ]
+        if clash:
+            raise ValueError(f"question ids already used by another quiz: {', '.join(clash)}")
+        self.remove(quiz.id)
+        self.quizzes[quiz.id] = quiz
+        if owner is not None:
+            self._owner[quiz.id] = owner
+        for question in quiz.questions:
+            self._questions[question.id] = (quiz, question)
+
+    def remove(self, quiz_id: str) -> None:
+        old = self.quizzes.pop(quiz_id, None)
+        self._owner.pop(quiz_id, None)
+        if old is not None:
+            for question in old.questions:
+                self._questions.pop(question.id, None)
+
+    def owner_of(self, quiz_id: str) -> int | None:
+        """The server that uploaded the quiz; None for a shipped quiz (or an unknown id)."""
+        return self._owner.get(quiz_id)
+
+    def is_shipped(self, quiz_id: str) -> bool:
+        return quiz_id in self.quizzes and quiz_id not in self._owner
+
+    def is_visible(self, quiz_id: str, guild_id: int | None) -> bool:
+        """The one visibility rule: shipped quizzes everywhere, an upload in its own server."""
+        return quiz_id in self.quizzes and self._owner.get(quiz_id) in (None, guild_id)
+
+    def visible_quizzes(self, guild_id: int | None) -> list[Quiz]:
+        """The quizzes a server may see, sorted by id (for lists, autocomplete, daily topics)."""
+        return [self.quizzes[i] for i in sorted(self.quizzes) if self.is_visible(i, guild_id)]
+
+    def visible_questions(
+        self, guild_id: int | None, topic: str | None = None, *, unknown: str = "quiz.unknown_topic"
+    ) -> list[Question]:
+        """The questions a server may be asked: of `topic`, or of every quiz it may see.
+
+        A topic the server may not see is refused as unknown (the message key `unknown`),
+        listing the ones it may see.
+        """
+        if topic is None:
+            return [q for quiz in self.visible_quizzes(guild_id) for q in quiz.questions]
+        if not self.is_visible(topic, guild_id):
+            available = ", ".join(quiz.id for quiz in self.visible_quizzes(guild_id))
+            raise UserError(unknown, topic=topic, available=available)
+        return list(self.quizzes[topic].questions)
+
+    def pick_questions(
+        self,
+        guild_id: int | None,
+        topic: str | None,
+        count: int | None,
+        rng: random.Random,
+        *,
+        shuffle: bool = True,
+    ) -> list[Question]:
+        """The questions of one quiz run, for every front end (Discord and the terminal).
+
+        `count` of them (all when None) from `topic` or from every quiz the server may see,
+        in a random order; with `shuffle=False` a whole single quiz keeps its file order.
+        """
+        questions = self.visible_questions(guild_id, topic)
+        if not questions:
+            raise UserError("quiz.no_questions")
+        if count is None:
+            count = len(questions)
+        if isinstance(count, bool) or not 1 <= count <= len(questions):
+            raise UserError("quiz.bad_count", count=count, max=len(questions))
+        if shuffle or topic is None or count < len(questions):
+            return rng.sample(questions, count)
+        return questions
+
+    def quiz(self, quiz_id: str) -> Quiz:
+        return self.quizzes[quiz_id]
+
+    def question(self, question_id: str) -> Question:
+        return self._questions[question_id][1]
+
+    def quiz_of(self, question_id: str) -> Quiz:
+        return self._questions[question_id][0]
+
+    def all_questions(self, quiz_id: str | None = None) -> list[Question]:
+        if quiz_id is not None:
+            return list(self.quizzes[quiz_id].questions)
+        return [question for quiz in self.quizzes.values() for question in quiz.questions]
+
+
+def choice_order(n_choices: int, rng: random.Random) -> list[int]:
+    """A shuffled display order: position -> index of the choice as written."""
+    order = list(range(n_choices))
+    rng.shuffle(order)
+    return order

@@ -1,0 +1,224 @@
+"""Loading quiz files with problems reported as `FILE:LINE: field.path: message`.
+
+YAML is read with PyYAML's SafeLoader only (no tags that build Python objects),
+composed first so every value keeps the line it came from; pydantic then
+validates the plain data and each error's location is mapped back to a line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from bot.core.quizbank.schema import Path as FieldPath
+from bot.core.quizbank.schema import Quiz, cross_field_problems
+
+MAX_FILE_BYTES = 256 * 1024
+# libyaml's parser when PyYAML was built with it (several times faster); same safe constructor.
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SHIPPED_DIR = Path(__file__).resolve().parents[3] / "quizzes"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    line: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return f"{self.file}:{self.line}: {where}{self.message}"
+
+
+class QuizFileError(ValueError):
+    """A quiz file (or set of files) that does not validate; `problems` says why."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+def format_path(path: FieldPath) -> str:
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+class _LineIndex:
+    """Maps a field path to the line (1-based) where YAML wrote it."""
+
+    def __init__(self, root: yaml.Node | None):
+        self._lines: dict[FieldPath, int] = {}
+        if root is not None:
+            self._walk(root, ())
+
+    def _walk(self, node: yaml.Node, path: FieldPath) -> None:
+        self._lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                key = key_node.value
+                self._walk(value_node, (*path, key))
+                # The key's own line is where a reader looks for the field.
+                self._lines[(*path, key)] = key_node.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self._walk(item, (*path, index))
+
+    def line(self, path: FieldPath) -> int:
+        # A missing field is reported at its nearest existing parent.
+        while path and path not in self._lines:
+            path = path[:-1]
+        return self._lines.get(path, 1)
+
+
+def _pydantic_problems(error: ValidationError) -> list[tuple[FieldPath, str]]:
+    problems: list[tuple[FieldPath, str]] = []
+    for item in error.errors(include_url=False):
+        loc = tuple(item["loc"])
+        kind = item["type"]
+        if kind == "missing":
+            message = "required field is missing"
+        elif kind == "extra_forbidden":
+            message = f"unknown key '{loc[-1]}'"
+        else:
+            message = item["msg"][:1].lower() + item["msg"][1:]
+        problems.append((loc, message))
+    return problems
+
+
+def _refuse_aliases(text: str) -> None:
+    """Aliases let a few hundred bytes expand into millions of nodes (a "billion laughs"
+    file): quiz files never need them, so an uploaded file with one is refused."""
+    if "*" not in text:  # every alias is written with a '*': skip the scan
+        return
+    for event in yaml.parse(text, Loader=SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.MarkedYAMLError(
+                problem="YAML aliases (*name) are not allowed in quiz files",
+                problem_mark=event.start_mark,  # type: ignore[arg-type]
+            )
+
+
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, object]:
+    """Parse once: the node tree (for line numbers) and the plain data built from it."""
+    _refuse_aliases(text)
+    loader = SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
+    finally:
+        loader.dispose()
+    return root, data
+
+
+def parse_quiz(text: str, file: str = "<quiz>") -> Quiz:
+    """Validate one quiz file's text; raises QuizFileError listing every problem."""
+    if len(text.encode()) > MAX_FILE_BYTES:
+        raise QuizFileError(
+            [Problem(file, 1, "", f"file is larger than {MAX_FILE_BYTES // 1024} KiB")]
+        )
+    try:
+        root, data = _compose_and_construct(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise QuizFileError(
+            [Problem(file, line, "", f"not valid YAML: {exc.problem or exc}")]
+        ) from None
+    except yaml.YAMLError as exc:
+        raise QuizFileError([Problem(file, 1, "", f"not valid YAML: {exc}")]) from None
+    lines = _LineIndex(root)
+    if not isinstance(data, dict):
+        raise QuizFileError(
+            [
+                Problem(
+                    file,
+                    1,
+                    "",
+                    "a quiz file must be a mapping with id, title, description and questions",
+                )
+            ]
+        )
+    try:
+        quiz = Quiz.model_validate(data)
+    except ValidationError as exc:
+        found = _pydantic_problems(exc)
+    else:
+        found = cross_field_problems(quiz)
+    if found:
+        problems = sorted(
+            Problem(file, lines.line(path), format_path(path), message) for path, message in found
+        )
+        raise QuizFileError(problems)
+    return quiz
+
+
+def load_quiz_file(path: Path) -> Quiz:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizFileError([Problem(str(path), 1, "", f"cannot read file: {exc}")]) from None
+    return parse_quiz(text, str(path))
+
+
+def quiz_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml")))
+        else:
+            files.append(path)
+    return files
+
+
+def load_quizzes(paths: Iterable[Path]) -> tuple[list[Quiz], list[Problem]]:
+    """Load every file; problems of all files, plus ids repeated across files."""
+    quizzes: list[Quiz] = []
+    problems: list[Problem] = []
+    quiz_origin: dict[str, str] = {}
+    question_origin: dict[str, str] = {}
+    for file in quiz_files(paths):
+        try:
+            quiz = load_quiz_file(file)
+        except QuizFileError as exc:
+            problems.extend(exc.problems)
+            continue
+        text = file.read_text(encoding="utf-8")
+        lines = _LineIndex(_compose_and_construct(text)[0])
+        duplicate = False
+        if quiz.id in quiz_origin:
+            problems.append(
+                Problem(
+                    str(file),
+                    lines.line(("id",)),
+                    "id",
+                    f"duplicate quiz id '{quiz.id}' (also in {quiz_origin[quiz.id]})",
+                )
+            )
+            duplicate = True
+        quiz_origin.setdefault(quiz.id, str(file))
+        for index, question in enumerate(quiz.questions):
+            if question.id in question_origin and question_origin[question.id] != str(file):
+                path: FieldPath = ("questions", index, "id")
+                problems.append(
+                    Problem(
+                        str(file),
+                        lines.line(path),
+                        format_path(path),
+                        f"duplicate question id '{question.id}' (also in {question_origin[question.id]})",
+                    )
+                )
+                duplicate = True
+            question_origin.setdefault(question.id, str(file))
+        if not duplicate:
+            quizzes.append(quiz)
+    return quizzes, sorted(problems)

@@ -1,0 +1,174 @@
+"""Quizzes a server's admins upload (`/quizadmin add`): validated, stored, loaded at start.
+
+Ids are global across the bank (sessions and daily posts refer to question ids), so an
+upload may replace its own server's quiz but never a shipped one or another server's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+
+from sqlmodel import col, select
+
+from bot.core.errors import UserError
+from bot.core.quizbank import Quiz, QuizBank, QuizFileError, parse_quiz
+from bot.core.quizbank.links import plain_links
+from bot.core.quizbank.loader import MAX_FILE_BYTES
+from bot.storage import CustomQuiz, Database, GuildDailyConfig, utcnow
+
+log = logging.getLogger("quiztutor.custom_quizzes")
+
+MAX_QUIZZES_PER_GUILD = 25
+MAX_PROBLEMS_SHOWN = 15
+# The problems go into one Discord message (2000 characters) with the text around them.
+MAX_PROBLEMS_CHARS = 1500
+
+# One lock per bank: the id-conflict check, the database write and the bank update must
+# not interleave between two uploads (weak keys: tests build many banks).
+_locks: weakref.WeakKeyDictionary[QuizBank, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _lock(bank: QuizBank) -> asyncio.Lock:
+    lock = _locks.get(bank)
+    if lock is None:
+        lock = _locks[bank] = asyncio.Lock()
+    return lock
+
+
+def _quiz_of_question(bank: QuizBank, question_id: str) -> Quiz | None:
+    try:
+        return bank.quiz_of(question_id)
+    except KeyError:
+        return None
+
+
+def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
+    """Quiz and question ids of `quiz` already used by a shipped quiz or another server's.
+
+    The server's own quiz with the same id is being replaced, so its ids are not conflicts.
+    """
+    replacing = bank.owner_of(quiz.id) == guild_id
+    taken = [quiz.id] if quiz.id in bank.quizzes and not replacing else []
+    for question in quiz.questions:
+        holder = _quiz_of_question(bank, question.id)
+        if holder is not None and not (replacing and holder.id == quiz.id):
+            taken.append(question.id)
+    return taken
+
+
+def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
+    # Masked links in an upload would hide where they lead: show the addresses.
+    quiz = plain_links(quiz)
+    bank.add(quiz, owner=guild_id)
+    return quiz
+
+
+async def load_custom_quizzes(db: Database, bank: QuizBank) -> list[str]:
+    """Add every stored server quiz to the bank; returns the ids that no longer load."""
+    skipped: list[str] = []
+    async with db.session() as session:
+        rows = (await session.exec(select(CustomQuiz))).all()
+    for row in rows:
+        try:
+            quiz = parse_quiz(row.source, f"{row.quiz_id}.yaml")
+            # A shipped quiz added since the upload wins: never let an upload replace it.
+            taken = conflicts(bank, quiz, row.guild_id)
+            if taken:
+                raise ValueError(f"ids now used by another quiz: {', '.join(taken)}")
+            _add_to_bank(bank, quiz, row.guild_id)
+        except (QuizFileError, ValueError) as exc:
+            # A schema change may invalidate an old upload: skip it, keep serving the rest.
+            log.warning("skipping stored quiz %s of guild %s: %s", row.quiz_id, row.guild_id, exc)
+            skipped.append(row.quiz_id)
+    return skipped
+
+
+def _problems_text(exc: QuizFileError) -> str:
+    lines = [str(p) for p in exc.problems[:MAX_PROBLEMS_SHOWN]]
+    more = len(exc.problems) - len(lines)
+    if more > 0:
+        lines.append(f"(+{more})")
+    # The problems are shown in a code block: a ``` in the user's file must not close it.
+    text = "\n".join(lines).replace("```", "`\u200b``")
+    if len(text) > MAX_PROBLEMS_CHARS:
+        text = text[:MAX_PROBLEMS_CHARS].rsplit("\n", 1)[0] + "\n…"
+    return text
+
+
+async def add_custom_quiz(
+    db: Database, bank: QuizBank, guild_id: int, user_id: int, filename: str, data: bytes
+) -> tuple[Quiz, bool]:
+    """Validate and store one uploaded file; returns the quiz and whether it replaced one.
+
+    Nothing is stored unless the whole file is valid and its ids are free.
+    """
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError("admin.file_too_large", limit_kib=MAX_FILE_BYTES // 1024)
+    try:
+        # utf-8-sig: editors on Windows often save a byte order mark.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError("admin.not_utf8") from None
+    try:
+        # Parsing up to 256 KiB of YAML in pure Python takes a while: keep the loop free.
+        quiz = await asyncio.to_thread(parse_quiz, text, filename)
+    except QuizFileError as exc:
+        raise UserError("admin.invalid_quiz", problems=_problems_text(exc)) from None
+    async with _lock(bank):
+        taken = conflicts(bank, quiz, guild_id)
+        if taken:
+            raise UserError("admin.id_taken", ids=", ".join(taken))
+        async with db.session() as session:
+            stored = (
+                await session.exec(
+                    select(CustomQuiz.quiz_id).where(col(CustomQuiz.guild_id) == guild_id)
+                )
+            ).all()
+            existing = await session.get(CustomQuiz, (guild_id, quiz.id))
+            if existing is None and len(stored) >= MAX_QUIZZES_PER_GUILD:
+                raise UserError("admin.too_many", limit=MAX_QUIZZES_PER_GUILD)
+            if existing is None:
+                session.add(
+                    CustomQuiz(guild_id=guild_id, quiz_id=quiz.id, source=text, added_by=user_id)
+                )
+            else:
+                existing.source = text
+                existing.added_by = user_id
+                existing.added_at = utcnow()
+                session.add(existing)
+            await session.commit()
+        quiz = _add_to_bank(bank, quiz, guild_id)
+    return quiz, existing is not None
+
+
+async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:
+    """The ids this server stored, including any that failed to load (so they can be removed)."""
+    async with db.session() as session:
+        rows = (
+            await session.exec(
+                select(CustomQuiz.quiz_id)
+                .where(col(CustomQuiz.guild_id) == guild_id)
+                .order_by(col(CustomQuiz.quiz_id))
+            )
+        ).all()
+    return list(rows)
+
+
+async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_id: str) -> None:
+    async with _lock(bank):
+        async with db.session() as session:
+            row = await session.get(CustomQuiz, (guild_id, quiz_id))
+            if row is None:
+                raise UserError("admin.no_such_quiz", quiz_id=quiz_id)
+            config = await session.get(GuildDailyConfig, guild_id)
+            if config is not None and config.enabled and config.topic == quiz_id:
+                # Removing it would silently stop tomorrow's daily question.
+                raise UserError("admin.quiz_is_daily_topic", quiz_id=quiz_id)
+            await session.delete(row)
+            await session.commit()
+        # Only this server's copy: a stored upload that was skipped at start may share
+        # its id with a shipped quiz, which must stay.
+        if bank.owner_of(quiz_id) == guild_id:
+            bank.remove(quiz_id)

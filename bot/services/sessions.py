@@ -1,0 +1,351 @@
+"""Personal quiz sessions driven by buttons; state lives in the database.
+
+A session survives a bot restart: the button custom_ids carry the session id and
+everything else is read back from the `quiz_session` row. Clicks are idempotent:
+every change is a conditional UPDATE on the state the click was made against, so a
+double click (or two processes handling one click) changes things once.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+from sqlmodel import col, select
+
+from bot.core.errors import UserError
+from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.services.review import QUIZ, Grade, Reviews, Source, record_grades
+from bot.storage import Database, QuizResult, QuizSession, utcnow
+
+DEFAULT_MAX_AGE = timedelta(hours=2)
+ACTIVE, FINISHED, STOPPED, EXPIRED = "active", "finished", "stopped", "expired"
+MAX_REVIEW = 50  # questions in one review session
+
+
+@dataclass(frozen=True)
+class NothingDue:
+    """A review with nothing to ask: when the next review falls due (None: no cards)."""
+
+    next_due: datetime | None
+
+
+@dataclass(frozen=True)
+class QuizAnswerOutcome:
+    correct: bool
+    chosen_position: int  # display positions (0-based) as the buttons show them
+    correct_position: int
+    explanation: str  # in the session's locale
+    question: Question
+    number: int  # 1-based question number
+    total: int
+    is_last: bool
+    order: list[int]  # display position -> index of the choice as written
+    locale: str
+
+
+@dataclass(frozen=True)
+class QuizStep:
+    """The question to show now."""
+
+    session: QuizSession
+    question: Question
+    order: list[int]  # display position -> index of the choice as written
+    number: int  # 1-based
+    total: int
+
+
+@dataclass(frozen=True)
+class QuizSummary:
+    session_id: str
+    score: int
+    total: int  # questions in the session
+    answered: int
+    elapsed: timedelta
+    status: str
+
+
+class QuizSessions:
+    def __init__(
+        self,
+        db: Database,
+        bank: QuizBank,
+        clock: Callable[[], datetime] = utcnow,
+        max_age: timedelta = DEFAULT_MAX_AGE,
+    ):
+        self.db = db
+        self.bank = bank
+        self.clock = clock
+        self.max_age = max_age  # idle time after which a session counts as expired
+        self.reviews = Reviews(db, bank, clock)
+
+    async def start(
+        self,
+        user_id: int,
+        guild_id: int | None,
+        quiz_id: str | None,
+        count: int | None,
+        locale: str,
+        seed: int | None = None,
+    ) -> QuizSession:
+        """A new session of `count` random questions (all when None); stops the user's old one."""
+        # Shipped quizzes and this server's own; never another server's uploads.
+        rng = random.Random(seed)
+        picked = self.bank.pick_questions(guild_id, quiz_id, count, rng)
+        return await self._begin(user_id, guild_id, quiz_id, locale, picked, rng)
+
+    async def start_review(
+        self,
+        user_id: int,
+        guild_id: int | None,
+        count: int,
+        locale: str,
+        seed: int | None = None,
+    ) -> QuizSession | NothingDue:
+        """A session of the member's review queue (`bot.services.review`), at most `count` questions,
+        each once; or, with nothing due and nothing unseen, when the next review falls due."""
+        if isinstance(count, bool) or not 1 <= count <= MAX_REVIEW:
+            raise UserError("quiz.bad_count", count=count, max=MAX_REVIEW)
+        queue = await self.reviews.due_queue(user_id, guild_id, self.clock(), count)
+        if not queue:
+            return NothingDue(await self.reviews.next_due(user_id, guild_id))
+        picked = [self.bank.question(question_id) for question_id in queue]
+        return await self._begin(user_id, guild_id, None, locale, picked, random.Random(seed))
+
+    async def _begin(
+        self,
+        user_id: int,
+        guild_id: int | None,
+        quiz_id: str | None,
+        locale: str,
+        picked: Sequence[Question],
+        rng: random.Random,
+    ) -> QuizSession:
+        now = self.clock()
+        session_row = QuizSession(
+            id=secrets.token_urlsafe(8),
+            user_id=user_id,
+            guild_id=guild_id,
+            quiz_id=quiz_id,
+            locale=locale,
+            question_ids=[q.id for q in picked],
+            choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            started_at=now,
+            last_activity_at=now,
+        )
+        async with self.db.session() as session:
+            await session.exec(
+                update(QuizSession)
+                .where(col(QuizSession.user_id) == user_id, col(QuizSession.status) == ACTIVE)
+                .values(status=STOPPED, finished_at=now)
+            )
+            session.add(session_row)
+            await session.commit()
+        return session_row
+
+    async def get(self, session_id: str) -> QuizSession | None:
+        async with self.db.session() as session:
+            return await session.get(QuizSession, session_id)
+
+    async def active_for(self, user_id: int) -> QuizSession | None:
+        async with self.db.session() as session:
+            query = select(QuizSession).where(
+                QuizSession.user_id == user_id, QuizSession.status == ACTIVE
+            )
+            return (await session.exec(query)).first()
+
+    def current_question(self, quiz: QuizSession) -> tuple[Question, list[int]]:
+        """The question at the session's position and its display order of choices."""
+        return self.bank.question(quiz.question_ids[quiz.position]), list(
+            quiz.choice_orders[quiz.position]
+        )
+
+    async def _usable(self, session_id: str, user_id: int) -> QuizSession:
+        quiz = await self.get(session_id)
+        if quiz is None:
+            raise UserError("quiz.expired")
+        if quiz.user_id != user_id:
+            raise UserError("quiz.not_yours")
+        if quiz.status == ACTIVE and self.clock() - quiz.last_activity_at > self.max_age:
+            await self.cleanup_expired(self.clock(), self.max_age)
+            raise UserError("quiz.expired")
+        return quiz
+
+    async def answer(
+        self,
+        session_id: str,
+        user_id: int,
+        display_position: int,
+        question_number: int | None = None,
+    ) -> QuizAnswerOutcome:
+        """Grade the click on button `display_position`; a repeat returns the first outcome.
+
+        Pass `question_number` (1-based, from the button's custom_id) so a click on an
+        older question's buttons is refused instead of answering the current one.
+        """
+        quiz = await self._usable(session_id, user_id)
+        if quiz.status != ACTIVE:
+            raise UserError("quiz.expired")
+        if question_number is not None and question_number != quiz.position + 1:
+            raise UserError("quiz.old_question", number=question_number)
+        try:
+            question, order = self.current_question(quiz)
+        except KeyError:  # the quiz file changed under a running session
+            raise UserError("quiz.expired") from None
+        if not quiz.answered_current:
+            if not 0 <= display_position < len(order):
+                raise UserError("quiz.bad_choice", position=display_position + 1, max=len(order))
+            correct = order[display_position] == question.answer
+            now = self.clock()
+            async with self.db.session() as session:
+                won = await session.exec(
+                    update(QuizSession)
+                    .where(
+                        col(QuizSession.id) == session_id,
+                        col(QuizSession.position) == quiz.position,
+                        col(QuizSession.answered_current).is_(False),
+                        col(QuizSession.status) == ACTIVE,
+                    )
+                    .values(
+                        answered_current=True,
+                        chosen=display_position,
+                        score=QuizSession.score + int(correct),
+                        last_activity_at=now,
+                    )
+                )
+                if won.rowcount:
+                    session.add(
+                        QuizResult(
+                            session_id=session_id,
+                            question_id=question.id,
+                            user_id=user_id,
+                            chosen=order[display_position],
+                            correct=correct,
+                            answered_at=now,
+                        )
+                    )
+                    # The member's review card, with the answer, in one transaction.
+                    await record_grades(
+                        session,
+                        [
+                            Grade(
+                                user_id,
+                                question.id,
+                                correct,
+                                now,
+                                Source(QUIZ, session_id),
+                                seconds=(now - quiz.last_activity_at).total_seconds(),
+                            )
+                        ],
+                    )
+                await session.commit()
+            if not won.rowcount:  # a concurrent click got there first: report its outcome
+                return await self.answer(session_id, user_id, display_position, quiz.position + 1)
+            chosen = display_position
+        else:
+            assert quiz.chosen is not None
+            chosen = quiz.chosen
+        return QuizAnswerOutcome(
+            correct=order[chosen] == question.answer,
+            chosen_position=chosen,
+            correct_position=order.index(question.answer),
+            explanation=question.text("explanation", quiz.locale),
+            question=question,
+            number=quiz.position + 1,
+            total=len(quiz.question_ids),
+            is_last=quiz.position + 1 == len(quiz.question_ids),
+            order=order,
+            locale=quiz.locale,
+        )
+
+    async def next(self, session_id: str, user_id: int) -> QuizStep | QuizSummary:
+        """Advance after an answer; the final summary after the last question.
+
+        Idempotent: before the current question is answered it is returned again (so
+        a double click on "next" does not skip one), and a finished session keeps
+        returning its summary.
+        """
+        quiz = await self._usable(session_id, user_id)
+        if quiz.status in (FINISHED, STOPPED):
+            return self._summary(quiz)
+        if quiz.status != ACTIVE:
+            raise UserError("quiz.expired")
+        if quiz.answered_current:
+            now = self.clock()
+            last = quiz.position + 1 >= len(quiz.question_ids)
+            values = (
+                {"status": FINISHED, "finished_at": now, "last_activity_at": now}
+                if last
+                else {
+                    "position": quiz.position + 1,
+                    "answered_current": False,
+                    "chosen": None,
+                    "last_activity_at": now,
+                }
+            )
+            async with self.db.session() as session:
+                await session.exec(
+                    update(QuizSession)
+                    .where(
+                        col(QuizSession.id) == session_id,
+                        col(QuizSession.position) == quiz.position,
+                        col(QuizSession.answered_current).is_(True),
+                        col(QuizSession.status) == ACTIVE,
+                    )
+                    .values(**values)
+                )
+                await session.commit()
+            # Whether this call or a concurrent one advanced it, report the stored state.
+            return await self.next(session_id, user_id)
+        try:
+            question, order = self.current_question(quiz)
+        except KeyError:  # the quiz was removed or changed under a running session
+            raise UserError("quiz.expired") from None
+        return QuizStep(quiz, question, order, quiz.position + 1, len(quiz.question_ids))
+
+    async def stop(self, user_id: int) -> QuizSummary | None:
+        """Stop the user's active session; None when there was none."""
+        quiz = await self.active_for(user_id)
+        if quiz is None:
+            return None
+        now = self.clock()
+        async with self.db.session() as session:
+            await session.exec(
+                update(QuizSession)
+                .where(col(QuizSession.id) == quiz.id, col(QuizSession.status) == ACTIVE)
+                .values(status=STOPPED, finished_at=now)
+            )
+            await session.commit()
+        stopped = await self.get(quiz.id)
+        assert stopped is not None
+        return self._summary(stopped)
+
+    async def cleanup_expired(self, now: datetime, max_age: timedelta = DEFAULT_MAX_AGE) -> int:
+        """Mark sessions idle for longer than `max_age` as expired; returns how many."""
+        async with self.db.session() as session:
+            result = await session.exec(
+                update(QuizSession)
+                .where(
+                    col(QuizSession.status) == ACTIVE,
+                    col(QuizSession.last_activity_at) < now - max_age,
+                )
+                .values(status=EXPIRED, finished_at=now)
+            )
+            await session.commit()
+        return result.rowcount
+
+    def _summary(self, quiz: QuizSession) -> QuizSummary:
+        end = quiz.finished_at or self.clock()
+        answered = quiz.position + int(quiz.answered_current)
+        return QuizSummary(
+            quiz.id,
+            quiz.score,
+            len(quiz.question_ids),
+            answered,
+            end - quiz.started_at,
+            quiz.status,
+        )

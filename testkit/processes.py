@@ -1,0 +1,168 @@
+"""The real bot as a child process (`python -m bot run`), for kill/restart/two-process tests.
+
+`python -m testkit.processes run` is exactly `quiztutor run` (bot.cli.main)
+plus ONE observable marker on stdout: ``QT-STARTED recovered=N`` once the daily
+driver's start-up (reaction recovery, catch-up) is done. Tests wait on that line
+instead of sleeping; nothing else in the bot changes.
+
+`BotProcess` starts such a child against the Discord stand-in (`fake.env()`), keeps
+its stderr for failure messages, and stops it with SIGTERM or SIGKILL.
+"""
+
+# Per-call `timeout=` arguments are the point of the wait helpers below.
+# ruff: noqa: ASYNC109
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+MARKER = "QT-STARTED"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _install_marker() -> None:
+    from bot.services.daily import DailyJobs
+
+    original_start = DailyJobs.start
+    original_recover_all = DailyJobs.recover_all
+    recovered: list[int] = []
+
+    async def recover_all(self: DailyJobs) -> int:
+        count = await original_recover_all(self)
+        recovered.append(count)
+        return count
+
+    async def start(self: DailyJobs) -> None:
+        await original_start(self)
+        print(f"{MARKER} recovered={sum(recovered)}", flush=True)
+
+    DailyJobs.recover_all = recover_all  # type: ignore[method-assign]
+    DailyJobs.start = start  # type: ignore[method-assign]
+
+
+class BotProcess:
+    """One `quiztutor run` child process; `await start()`, then `kill()` or `stop()`."""
+
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.env = env
+        self.log_path = log_path
+        self.proc: asyncio.subprocess.Process | None = None
+        self.lines: list[str] = []
+        self._line_seen = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> BotProcess:
+        self._stderr = self.log_path.open("ab")
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "testkit.processes",
+            "run",
+            cwd=ROOT,
+            env=self.env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=self._stderr,
+        )
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        async for raw in self.proc.stdout:
+            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+            self._line_seen.set()
+
+    def stderr_tail(self, chars: int = 3000) -> str:
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+    async def wait_started(self, timeout: float = 30.0) -> int:
+        """Until the start-up marker; returns how many answers start-up recovered."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for line in self.lines:
+                if line.startswith(MARKER):
+                    return int(line.split("recovered=")[1])
+            assert self.proc is not None
+            if self.proc.returncode is not None:
+                raise AssertionError(
+                    f"bot exited with {self.proc.returncode}: {self.stderr_tail()}"
+                )
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"bot did not start in {timeout}s: {self.stderr_tail()}")
+            self._line_seen.clear()
+            try:
+                await asyncio.wait_for(self._line_seen.wait(), min(remaining, 0.5))
+            except TimeoutError:
+                pass  # re-check returncode
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, like a power cut or the OOM killer."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        await self._reap(10)
+
+    async def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM, the way a service manager stops the bot; returns the exit status."""
+        assert self.proc is not None
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return await self._reap(timeout)
+
+    async def _reap(self, timeout: float) -> int:
+        assert self.proc is not None
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+        finally:
+            if self.proc.returncode is None:
+                self.proc.kill()
+                await self.proc.wait()
+            if self._reader is not None:
+                await asyncio.gather(self._reader, return_exceptions=True)
+            self._stderr.close()
+        return code
+
+
+def bot_env(fake_env: dict[str, str], database_url: str, **extra: Any) -> dict[str, str]:
+    """Environment of a bot child: the stand-in, the test's database, no torch worker."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "QUIZ_"))}
+    env.update(fake_env)
+    env.update(
+        DATABASE_URL=database_url,
+        DEMO_WORKER="false",
+        LOG_LEVEL="INFO",
+        PYTHONPATH=str(ROOT),
+    )
+    env.update({k.upper(): str(v) for k, v in extra.items()})
+    return env
+
+
+def db_rows(database_url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """A plain read from another process's database (SQLite WAL readers never block it)."""
+    from testkit.databases import db_rows as read
+
+    return read(database_url, sql, params)
+
+
+def integrity(database_url: str) -> list[str]:
+    """["ok"] when the database is sound: SQLite's integrity check; on PostgreSQL, no
+    index left invalid (what an interrupted index build leaves behind)."""
+    if database_url.startswith("sqlite"):
+        return [str(r[0]) for r in db_rows(database_url, "PRAGMA integrity_check")]
+    invalid = db_rows(
+        database_url, "SELECT indexrelid::regclass::text FROM pg_index WHERE NOT indisvalid"
+    )
+    return [f"invalid index {r[0]}" for r in invalid] or ["ok"]
+
+
+if __name__ == "__main__":
+    _install_marker()
+    from bot.cli.main import main
+
+    sys.exit(main(sys.argv[1:]))
