@@ -21,7 +21,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bench.common import Row, summary
-from bot.services.analytics import ClassAnalytics, QuestionStat, WeekParticipation
+from bot.core.analytics import ClassAnalytics, QuestionStat, WeekParticipation
 from bot.services.charts import ChartRenderer, class_chart
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,8 +25,9 @@ from typing import Any
 import discord
 import orjson
 
+from bot.core.daily.types import OpenPost
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import DailyJobs, OpenPost
+from bot.services.daily import DailyJobs
 from testkit.bots import make_settings
 from testkit.standin.client import run_client, serving_stand_in
 from testkit.standin.server import FakeDiscord
@@ -58,6 +59,9 @@ class Row:
     # Which way is better for this figure (and so for its ratio to the baseline):
     # "higher" (a rate), "lower" (a time, a size, a cost) or "" (neither: information).
     better: str = "auto"
+    # A correctness check that holds at any size (every answer counted once, every post
+    # out once and in order): None when the row has none. `--quick` fails only on these.
+    checked: bool | None = None
 
     def __post_init__(self) -> None:
         if self.better == "auto":
@@ -240,11 +244,11 @@ def awaited_path(bot: QuizTutorBot) -> Iterator[None]:
     """Answer reactions take the awaited path: each `on_raw_reaction_add` task awaits
     `DailyJobs.on_reaction` and its commit, instead of the synchronous `grade_and_queue`."""
     jobs = jobs_of(bot)
-    jobs.grade_and_queue = lambda *args: False  # type: ignore[method-assign]
+    jobs.reactions.grade_and_queue = lambda *args: False  # type: ignore[method-assign]
     try:
         yield
     finally:
-        del jobs.grade_and_queue
+        del jobs.reactions.grade_and_queue
 
 
 def gateway_ws(bot: QuizTutorBot) -> Any:
@@ -263,16 +267,16 @@ async def open_daily_post(
     needed because the handler never reads the message.
     """
     daily = bot.services.daily
-    await daily.configure(guild_id, channel_id, "12:00", "UTC", locale="en")
+    await daily.configs.configure(guild_id, channel_id, "12:00", "UTC", locale="en")
     day = datetime.now(UTC).date() + timedelta(days=day_offset)
     question = daily.bank.all_questions(None)[0]
-    post = await daily.claim_post(
+    post = await daily.posts.claim(
         guild_id, day, question.id, channel_id, datetime.now(UTC) + timedelta(days=2)
     )
     assert post is not None and post.id is not None
     message_id = (1 << 60) + post.id
-    await daily.set_message(post.id, message_id)
-    found = await daily.post_by_message(message_id, channel_id)
+    await daily.posts.set_message(post.id, message_id)
+    found = await daily.answers.post_by_message(message_id, channel_id)
     assert found is not None
     n_choices = len(next(iter(question.choices.values())))
     return found, n_choices

@@ -45,8 +45,9 @@ from bench.common import (
     summary,
     workdir,
 )
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import DailyAnswerOutcome, OpenPost
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import ANSWER_EMOJI, DailyAnswerOutcome, OpenPost
 from bot.storage.writer import CHECKPOINT_EVERY_S
 
 NAME = "grading_latency"
@@ -65,7 +66,7 @@ class Load:
         self.offered = 0
         self._caught_up = asyncio.Event()
         daily = bot.services.daily
-        self._real = daily.record_answer_nowait
+        self._real = daily.answers.record_nowait
 
         # The listener queues each answer synchronously; it counts as done once committed.
         def timed(
@@ -78,7 +79,7 @@ class Load:
                 self._finished(user_id)
             return queued
 
-        daily.record_answer_nowait = timed  # type: ignore[method-assign]
+        daily.answers.record_nowait = timed  # type: ignore[method-assign]
 
     def _finished(self, user_id: int) -> None:
         self.done[user_id] = time.perf_counter()
@@ -86,7 +87,7 @@ class Load:
             self._caught_up.set()
 
     def restore(self) -> None:
-        self.bot.services.daily.record_answer_nowait = self._real  # type: ignore[method-assign]
+        self.bot.services.daily.answers.record_nowait = self._real  # type: ignore[method-assign]
 
     async def offer(
         self,
@@ -262,7 +263,7 @@ async def run(quick: bool) -> list[Row]:
                     for _ in range(REPEATS):
                         busy.append(await one_run(bot, post, n, rate, short, next(bases), tmp))
                 fed = sum(r.fed for r in runs + baseline + busy)
-                assert jobs_of(bot).reactions_seen >= fed
+                assert jobs_of(bot).reactions.seen.count >= fed
     p99, reps, spread = summary([r.p99 for r in runs])
     all_committed = all(r.committed == r.fed for r in runs + baseline + busy)
     rows = [

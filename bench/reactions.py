@@ -43,9 +43,11 @@ from bench.common import (
     summary,
     workdir,
 )
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import AnswerStatus, DailyAnswerOutcome, OpenPost
+from bot.core.times import utcnow
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import ANSWER_EMOJI, AnswerStatus, DailyAnswerOutcome, OpenPost
-from bot.storage import DailyAnswer, utcnow
+from bot.storage import DailyAnswer
 
 NAME = "reactions"
 # A socket read hands discord.py about this many ~0.6 KiB frames before the loop runs
@@ -121,10 +123,10 @@ async def graded_burst(
     jobs = jobs_of(bot)
     ws = gateway_ws(bot)
     frames, unique = burst_frames(post, n_choices, events, user_base, 10**7 + user_base % 10**6)
-    seen = jobs.reactions_seen
+    seen = jobs.reactions.seen.count
     start = time.perf_counter()
     await feed(ws, frames)
-    await asyncio.wait_for(jobs.wait_reactions_seen(seen + events), WAIT_S * 3)
+    await asyncio.wait_for(jobs.reactions.wait_seen(seen + events), WAIT_S * 3)
     return time.perf_counter() - start, unique
 
 
@@ -165,7 +167,7 @@ async def stand_in_ws_rates(events: int) -> tuple[float, int, tuple[float, float
                     post, n_choices = await open_daily_post(
                         bot, fake.guild.id, fake.channel2.id, day_offset=rep
                     )
-                    seen = jobs.reactions_seen
+                    seen = jobs.reactions.seen.count
                     start = time.perf_counter()
                     for k in range(events):
                         data = {
@@ -179,7 +181,7 @@ async def stand_in_ws_rates(events: int) -> tuple[float, int, tuple[float, float
                             "type": 0,
                         }
                         await fake.gateway.dispatch("MESSAGE_REACTION_ADD", data)
-                    await asyncio.wait_for(jobs.wait_reactions_seen(seen + events), WAIT_S * 3)
+                    await asyncio.wait_for(jobs.reactions.wait_seen(seen + events), WAIT_S * 3)
                     rates.append(events / (time.perf_counter() - start))
                     fewest = min(
                         fewest,
@@ -229,15 +231,15 @@ async def run(quick: bool) -> list[Row]:
                     problems.append(check_rows(tmp, awaited_post, base, n, unique))
                     # The naive handler: the awaited path, then a session and a commit
                     # per answer.
-                    real = daily.record_answer
-                    daily.record_answer = naive_record_answer(bot)  # type: ignore[method-assign]
+                    real = daily.answers.record
+                    daily.answers.record = naive_record_answer(bot)  # type: ignore[method-assign]
                     try:
                         with awaited_path(bot):
                             seconds, unique = await graded_burst(
                                 bot, naive_post, n, naive_events, base
                             )
                     finally:
-                        daily.record_answer = real  # type: ignore[method-assign]
+                        daily.answers.record = real  # type: ignore[method-assign]
                     naive.append(naive_events / seconds)
                     naive_problems.append(check_rows(tmp, naive_post, base, n, unique))
     rate, reps, rate_spread = summary(fast)
@@ -256,6 +258,7 @@ async def run(quick: bool) -> list[Row]:
             "/s",
             ">=10,000/s and >=10x naive",
             ok and rate >= 10_000 and rate >= 10 * naive_rate,
+            checked=ok,
             baseline=naive_rate,
             baseline_what=f"naive, {naive_events:,}",
             ratio_budget=">=10x",

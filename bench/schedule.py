@@ -39,7 +39,8 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.services.daily import ANSWER_EMOJI, DailyJobs, guild_job_id
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.services.daily import DailyJobs, guild_job_id
 from bot.services.daily.jobs import MAX_CONCURRENT_POSTS
 
 NAME = "schedule"
@@ -167,7 +168,7 @@ async def run(quick: bool) -> list[Row]:
                 assert len(scheduler.get_jobs()) >= total, "a guild job is missing"
 
                 # Scheduler overhead 1: registering every guild's job (as start() does).
-                configs = await bot.services.daily.enabled_configs()
+                configs = await bot.services.daily.configs.enabled()
                 spare_scheduler = AsyncIOScheduler(timezone="UTC")
                 probe = DailyJobs(bot.services.daily, jobs.publisher, spare_scheduler)
                 rss0 = rss_mib()
@@ -195,6 +196,7 @@ async def run(quick: bool) -> list[Row]:
             "posts/s",
             "all out, in order, within limits",
             ok,
+            checked=ok,
             baseline=baseline_rate,
             baseline_what=f"raw HTTP, {len(spare[0])} posts",
             n=reps,

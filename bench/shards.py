@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.common import Row, db_url, noon_zone, seed_database, stand_in, summary, workdir
-from bot.services.daily import ANSWER_EMOJI
+from bot.core.daily.reactions import ANSWER_EMOJI
 from testkit.processes import BotProcess, bot_env
 from testkit.standin.server import FakeDiscord
 
@@ -130,6 +130,7 @@ async def run(quick: bool) -> list[Row]:
             "posts/s",
             "all out once, in order, within limits",
             not problems,
+            checked=not problems,
             baseline=one_rate,
             baseline_what="1 process, unsharded",
             n=reps,

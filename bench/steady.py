@@ -42,8 +42,8 @@ from bench.common import (
 )
 from bench.grading_latency import Load
 from bench.reactions import burst_frames, feed
+from bot.core.daily.types import OpenPost
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import OpenPost
 
 NAME = "steady"
 RATES = (200.0, 500.0, 2000.0)
@@ -85,10 +85,10 @@ async def burst(bot: QuizTutorBot, post: OpenPost, n: int, events: int, base: in
     jobs = jobs_of(bot)
     writer = bot.services.daily.writer
     frames, _ = burst_frames(post, n, events, base, 3 * 10**8 + base % 10**6)
-    seen, tx0, rows0 = jobs.reactions_seen, writer.transactions, writer.rows
+    seen, tx0, rows0 = jobs.reactions.seen.count, writer.transactions, writer.rows
     cpu0 = time.process_time()
     await feed(gateway_ws(bot), frames)
-    await asyncio.wait_for(jobs.wait_reactions_seen(seen + events), WAIT_S * 3)
+    await asyncio.wait_for(jobs.reactions.wait_seen(seen + events), WAIT_S * 3)
     cpu = time.process_time() - cpu0
     tx = writer.transactions - tx0
     return Sample(ms(cpu) / events, float("nan"), (writer.rows - rows0) / max(1, tx))

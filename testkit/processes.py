@@ -27,12 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _install_marker() -> None:
     from bot.services.daily import DailyJobs
+    from bot.services.daily.reactions import ReactionHandler
 
     original_start = DailyJobs.start
-    original_recover_all = DailyJobs.recover_all
+    original_recover_all = ReactionHandler.recover_all
     recovered: list[int] = []
 
-    async def recover_all(self: DailyJobs) -> int:
+    async def recover_all(self: ReactionHandler) -> int:
         count = await original_recover_all(self)
         recovered.append(count)
         return count
@@ -41,7 +42,7 @@ def _install_marker() -> None:
         await original_start(self)
         print(f"{MARKER} recovered={sum(recovered)}", flush=True)
 
-    DailyJobs.recover_all = recover_all  # type: ignore[method-assign]
+    ReactionHandler.recover_all = recover_all  # type: ignore[method-assign]
     DailyJobs.start = start  # type: ignore[method-assign]
 
 

@@ -7,10 +7,11 @@ import sys
 import threading
 from datetime import UTC, date, datetime, timedelta
 
+from bot.core.analytics import week_starts
 from bot.core.quizbank import QuizBank
-from bot.services.analytics import class_analytics, week_starts
 from bot.services.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
 from bot.storage import DailyAnswer, DailyPost, Database
+from bot.storage.analytics import class_analytics
 from tests.support.analytics import seed_class, wrong_choices
 
 TODAY = date(2026, 5, 20)  # a Wednesday

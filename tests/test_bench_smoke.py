@@ -1,8 +1,8 @@
 """Every benchmark at tiny sizes (`python -m bench --quick`), so none of them can rot.
 
-Checks that each runs to the end and reports its rows; budgets are not asserted here
-(tiny sizes on a shared machine say nothing about them), except correctness checks
-that hold at any size, which each benchmark folds into its pass/fail.
+Checks that each runs to the end and reports its rows. `--quick` exits 0 unless a
+benchmark crashed (2) or a correctness check that holds at any size failed (1): budgets
+are not judged at tiny sizes on a shared machine.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_every_benchmark_runs_at_quick_sizes() -> None:
         text=True,
         timeout=120,
     )
-    assert done.returncode in (0, 1), done.stderr[-4000:]  # 2 = a benchmark crashed
+    assert done.returncode == 0, done.stderr[-4000:]
     table = done.stdout
     for name in BENCHMARKS:
         assert f"{name}: " in table, f"no row of {name}:\n{table}\n{done.stderr[-2000:]}"

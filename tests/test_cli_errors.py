@@ -318,7 +318,6 @@ def test_demo_list_and_progress_line(tmp_path: Path) -> None:
 
 def test_a_password_in_a_url_is_never_printed(capsys: pytest.CaptureFixture[str]) -> None:
     from bot.cli.boundary import print_error
-
     from bot.core.errors import SetupError
 
     url = "postgresql+asyncpg://quiz:s3cret@db.example:5432/quiz"

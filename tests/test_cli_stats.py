@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.core.quizbank import SHIPPED_DIR, QuizBank, load_quizzes
-from bot.storage import Database, utcnow
+from bot.core.times import utcnow
+from bot.storage import Database
 from tests.support.analytics import seed_class, wrong_choices
 from tests.test_cli_errors import assert_short, cli
 

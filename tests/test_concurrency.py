@@ -37,15 +37,15 @@ async def two_posts(service: DailyService, guild_id: int) -> list[int]:
     """Posts of D1 and D2 in one guild, both answered right by OLD and NEW."""
     ids = []
     for index, day in enumerate((D1, D2)):
-        post = await service.claim_post(
+        post = await service.posts.claim(
             guild_id, day, "mx-01", 10, datetime.combine(day, datetime.min.time(), UTC)
         )
         assert post is not None and post.id is not None
         message_id = guild_id * 10 + index
-        await service.set_message(post.id, message_id)
-        open_post = await service.post_by_message(message_id)
+        await service.posts.set_message(post.id, message_id)
+        open_post = await service.answers.post_by_message(message_id)
         assert open_post is not None
-        n = await service.recover_answers(open_post, [(OLD, RIGHT), (NEW, RIGHT)], NOW)
+        n = await service.answers.recover(open_post, [(OLD, RIGHT), (NEW, RIGHT)], NOW)
         assert n == 2
         ids.append(post.id)
     return ids
@@ -75,8 +75,8 @@ async def test_two_settles_at_once_in_one_guild_lose_no_update(
 
         # Both days of every guild settled at the same moment, one day per process.
         results = await asyncio.gather(
-            *(first.settle(posts[g][0], NOW) for g in guilds),
-            *(second.settle(posts[g][1], NOW) for g in guilds),
+            *(first.settling.settle(posts[g][0], NOW) for g in guilds),
+            *(second.settling.settle(posts[g][1], NOW) for g in guilds),
             return_exceptions=True,
         )
         assert [r for r in results if isinstance(r, BaseException)] == []

@@ -156,11 +156,11 @@ async def test_a_servers_quiz_stays_in_that_server(bank: QuizBank, db: Database)
     # Its removal would silently stop the server's daily question: refused until changed.
     on_it = await sessions.start(4, GUILD, "private", None, "en")
     daily = DailyService(db, bank)
-    await daily.configure(GUILD, 10, "07:00", "UTC", topic="private")
+    await daily.configs.configure(GUILD, 10, "07:00", "UTC", topic="private")
     with pytest.raises(UserError) as refused:
         await remove_custom_quiz(db, bank, GUILD, "private")
     assert refused.value.key == "admin.quiz_is_daily_topic"
-    await daily.configure(GUILD, 10, "07:00", "UTC", topic=None)
+    await daily.configs.configure(GUILD, 10, "07:00", "UTC", topic=None)
     await remove_custom_quiz(db, bank, GUILD, "private")
     # A session already on the removed quiz ends cleanly instead of failing.
     with pytest.raises(UserError) as ended:

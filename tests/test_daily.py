@@ -8,9 +8,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from bot.core.daily.types import AnswerStatus, OpenPost
 from bot.core.errors import StopReason, UserError
 from bot.core.quizbank import QuizBank
-from bot.services.daily import AnswerStatus, DailyService, OpenPost
+from bot.services.daily import DailyService
 from bot.services.streaks import Streaks
 from bot.storage import DailyPost, Database
 
@@ -33,7 +34,7 @@ async def posted(
     daily: DailyService, day: date = DAY, message_id: int = 500, question: str = "mx-01"
 ) -> OpenPost:
     """Claim, "post" and return the open post of `day`."""
-    post = await daily.claim_post(
+    post = await daily.posts.claim(
         GUILD,
         day,
         question,
@@ -41,8 +42,8 @@ async def posted(
         datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=23),
     )
     assert post is not None and post.id is not None
-    await daily.set_message(post.id, message_id)
-    found = await daily.post_by_message(message_id)
+    await daily.posts.set_message(post.id, message_id)
+    found = await daily.answers.post_by_message(message_id)
     assert found is not None
     return found
 
@@ -75,14 +76,14 @@ async def test_configure_refuses_bad_input(
     }
     args.update(change)
     with pytest.raises(UserError) as caught:
-        await daily.configure(GUILD, CHANNEL, **args)  # type: ignore[arg-type]
+        await daily.configs.configure(GUILD, CHANNEL, **args)  # type: ignore[arg-type]
     assert (caught.value.key, caught.value.params) == (key, params)
-    assert await daily.status(GUILD) is None
+    assert await daily.configs.status(GUILD) is None
 
 
 async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> None:
-    await daily.configure(GUILD, CHANNEL, "9:30", "Asia/Jakarta", "mixed", 3, "en")
-    status = await daily.status(GUILD)
+    await daily.configs.configure(GUILD, CHANNEL, "9:30", "Asia/Jakarta", "mixed", 3, "en")
+    status = await daily.configs.status(GUILD)
     assert status is not None
     assert (status.config.post_time, status.config.topic, status.config.reveal_after_hours) == (
         "09:30",
@@ -90,25 +91,25 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
         3,
     )
     assert status.next_post_at == datetime(2026, 5, 1, 2, 30, tzinfo=UTC)
-    assert [c.guild_id for c in await daily.enabled_configs()] == [GUILD]
+    assert [c.guild_id for c in await daily.configs.enabled()] == [GUILD]
 
-    assert await daily.disable(GUILD, reason=StopReason.FORBIDDEN)
-    status = await daily.status(GUILD)
+    assert await daily.configs.disable(GUILD, reason=StopReason.FORBIDDEN)
+    status = await daily.configs.status(GUILD)
     assert status is not None and status.next_post_at is None
     assert (status.config.enabled, status.config.disabled_reason, status.config.admin_notified) == (
         False,
         "forbidden",
         False,
     )
-    await daily.mark_admin_notified(GUILD)
-    config = await daily.config(GUILD)
+    await daily.configs.mark_admin_notified(GUILD)
+    config = await daily.configs.get(GUILD)
     assert config is not None and config.admin_notified
-    assert await daily.enabled_configs() == []
+    assert await daily.configs.enabled() == []
 
-    await daily.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
-    config = await daily.config(GUILD)
+    await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
+    config = await daily.configs.get(GUILD)
     assert config is not None and config.enabled and config.disabled_reason is None
-    assert not await daily.disable(999)
+    assert not await daily.configs.disable(999)
 
 
 async def test_exactly_one_post_per_day_across_two_processes(
@@ -118,32 +119,33 @@ async def test_exactly_one_post_per_day_across_two_processes(
     reveal = NOW + timedelta(hours=23)
     claims = await asyncio.gather(
         *(
-            service.claim_post(GUILD, DAY, "mx-01", CHANNEL, reveal)
+            service.posts.claim(GUILD, DAY, "mx-01", CHANNEL, reveal)
             for _ in range(5)
             for service in (daily, other)
         )
     )
     assert sum(claim is not None for claim in claims) == 1
     # Another guild and another day are independent.
-    assert await other.claim_post(2, DAY, "mx-01", CHANNEL, reveal) is not None
+    assert await other.posts.claim(2, DAY, "mx-01", CHANNEL, reveal) is not None
     assert (
-        await daily.claim_post(GUILD, DAY + timedelta(days=1), "mx-02", CHANNEL, reveal) is not None
+        await daily.posts.claim(GUILD, DAY + timedelta(days=1), "mx-02", CHANNEL, reveal)
+        is not None
     )
 
 
 async def test_release_claim_lets_the_day_be_claimed_again(daily: DailyService) -> None:
-    post = await daily.claim_post(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1))
+    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1))
     assert post is not None and post.id is not None
-    await daily.release_claim(post.id)
+    await daily.posts.release_claim(post.id)
     assert (
-        await daily.claim_post(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1)) is not None
+        await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1)) is not None
     )
 
 
 async def test_post_lookup_by_message(
     daily: DailyService, bank: QuizBank, open_db: Callable[[], Awaitable[Database]]
 ) -> None:
-    await daily.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
+    await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
     post = await posted(daily)
     assert (post.guild_id, post.day, post.question_id, post.message_id) == (
         GUILD,
@@ -151,65 +153,65 @@ async def test_post_lookup_by_message(
         "mx-01",
         500,
     )
-    assert await daily.post_for_day(GUILD, DAY) is not None
-    assert await daily.last_post_days() == {GUILD: DAY}
-    assert [p.message_id for p in await daily.open_posts()] == [500]
+    assert await daily.posts.for_day(GUILD, DAY) is not None
+    assert await daily.posts.last_post_days() == {GUILD: DAY}
+    assert [p.message_id for p in await daily.posts.open()] == [500]
     # An unrelated message in a channel without daily posts: answered without a query.
-    assert await daily.post_by_message(12345, channel_id=777) is None
+    assert await daily.answers.post_by_message(12345, channel_id=777) is None
     # A process that did not make the post finds it through the index.
     other = DailyService(await open_db(), bank, clock=lambda: NOW)
-    assert await other.post_by_message(500) == post
-    assert await other.post_by_message(501) is None
+    assert await other.answers.post_by_message(500) == post
+    assert await other.answers.post_by_message(501) is None
 
 
 async def test_first_answer_wins_and_duplicates_are_ignored(daily: DailyService) -> None:
     post = await posted(daily)
-    first = await daily.record_answer(post, 1, WRONG)
+    first = await daily.answers.record(post, 1, WRONG)
     assert (first.status, first.correct) == (AnswerStatus.RECORDED, False)
-    assert (await daily.record_answer(post, 1, RIGHT)).status is AnswerStatus.DUPLICATE
-    assert (await daily.record_answer(post, 2, RIGHT)).correct is True
-    assert (await daily.record_answer(post, 3, 7)).status is AnswerStatus.INVALID
+    assert (await daily.answers.record(post, 1, RIGHT)).status is AnswerStatus.DUPLICATE
+    assert (await daily.answers.record(post, 2, RIGHT)).correct is True
+    assert (await daily.answers.record(post, 3, 7)).status is AnswerStatus.INVALID
     # A burst of one member's reactions: exactly one counts.
-    burst = await asyncio.gather(*(daily.record_answer(post, 4, choice) for choice in (1, 0, 2)))
+    burst = await asyncio.gather(*(daily.answers.record(post, 4, choice) for choice in (1, 0, 2)))
     assert [o.status for o in burst] == [
         AnswerStatus.RECORDED,
         AnswerStatus.DUPLICATE,
         AnswerStatus.DUPLICATE,
     ]
-    summary = await daily.settle(post.post_id)
+    summary = await daily.settling.settle(post.post_id)
     assert summary.distribution == [1, 1, 1]
     assert (summary.answered, summary.correct, summary.correct_choice) == (3, 1, RIGHT)
 
 
 async def test_answers_after_reveal_time_or_settle_are_ignored(daily: DailyService) -> None:
     post = await posted(daily)
-    late = await daily.record_answer(post, 1, RIGHT, now=post.reveal_at)
+    late = await daily.answers.record(post, 1, RIGHT, now=post.reveal_at)
     assert late.status is AnswerStatus.CLOSED
-    await daily.settle(post.post_id)
-    assert (await daily.record_answer(post, 2, RIGHT)).status is AnswerStatus.CLOSED
-    assert await daily.post_by_message(post.message_id) is None
+    await daily.settling.settle(post.post_id)
+    assert (await daily.answers.record(post, 2, RIGHT)).status is AnswerStatus.CLOSED
+    assert await daily.answers.post_by_message(post.message_id) is None
 
 
 async def test_recover_answers_in_reaction_order_idempotently(daily: DailyService) -> None:
     post = await posted(daily)
     reactions = [(1, RIGHT), (2, WRONG), (1, WRONG), (3, 9)]
-    assert await daily.recover_answers(post, reactions) == 2
-    assert await daily.recover_answers(post, reactions) == 0
-    summary = await daily.settle(post.post_id)
+    assert await daily.answers.recover(post, reactions) == 2
+    assert await daily.answers.recover(post, reactions) == 0
+    summary = await daily.settling.settle(post.post_id)
     assert (summary.answered, summary.correct, summary.distribution) == (2, 1, [1, 0, 1])
-    assert await daily.recover_answers(post, [(5, RIGHT)]) == 0
+    assert await daily.answers.recover(post, [(5, RIGHT)]) == 0
 
 
 async def test_settle_is_idempotent(daily: DailyService, db: Database) -> None:
     post = await posted(daily)
-    await daily.record_answer(post, 1, RIGHT)
-    first = await daily.settle(post.post_id)
+    await daily.answers.record(post, 1, RIGHT)
+    first = await daily.settling.settle(post.post_id)
     streak_after_first = await Streaks(db).streak(GUILD, 1)
-    again = await daily.settle(post.post_id, now=NOW + timedelta(days=1))
+    again = await daily.settling.settle(post.post_id, now=NOW + timedelta(days=1))
     assert again == first
     assert await Streaks(db).streak(GUILD, 1) == streak_after_first
     assert streak_after_first.current == 1
-    assert await daily.open_posts() == []
+    assert await daily.posts.open() == []
 
 
 async def test_concurrent_settle_from_two_processes_applies_once(
@@ -217,8 +219,10 @@ async def test_concurrent_settle_from_two_processes_applies_once(
 ) -> None:
     other = DailyService(await open_db(), bank, clock=lambda: NOW)
     post = await posted(daily)
-    await daily.record_answer(post, 1, RIGHT)
-    a, b = await asyncio.gather(daily.settle(post.post_id), other.settle(post.post_id))
+    await daily.answers.record(post, 1, RIGHT)
+    a, b = await asyncio.gather(
+        daily.settling.settle(post.post_id), other.settling.settle(post.post_id)
+    )
     assert a == b
     streak = await Streaks(db).streak(GUILD, 1)
     assert (streak.current, streak.answered) == (1, 1)
@@ -236,8 +240,8 @@ async def test_streaks_end_on_wrong_and_missed_questions_at_settle(
     for offset, day_answers in answers.items():
         post = await posted(daily, DAY + timedelta(days=offset), 500 + offset, f"mx-0{offset + 1}")
         for user, choice in day_answers.items():
-            await daily.record_answer(post, user, choice)
-        summaries.append(await daily.settle(post.post_id))
+            await daily.answers.record(post, user, choice)
+        summaries.append(await daily.settling.settle(post.post_id))
     streaks = Streaks(db)
     assert [(await streaks.streak(GUILD, user)).current for user in (1, 2, 3)] == [3, 0, 0]
     assert [(await streaks.streak(GUILD, user)).longest for user in (1, 2, 3)] == [3, 2, 1]
@@ -247,8 +251,8 @@ async def test_streaks_end_on_wrong_and_missed_questions_at_settle(
     assert summaries[2].new_bests == [(1, 3)]
     # A day without a post (bot down) does not break a streak: only questions count.
     post = await posted(daily, DAY + timedelta(days=5), 600, "mx-04")
-    await daily.record_answer(post, 1, 1)
-    await daily.settle(post.post_id)
+    await daily.answers.record(post, 1, 1)
+    await daily.settling.settle(post.post_id)
     assert (await streaks.streak(GUILD, 1)).current == 4
 
 
@@ -258,8 +262,8 @@ async def test_milestone_reached_on_the_seventh_day(daily: DailyService) -> None
     for offset in range(7):
         question = f"mx-0{offset % 5 + 1}"
         post = await posted(daily, DAY + timedelta(days=offset), 700 + offset, question)
-        await daily.record_answer(post, 1, correct[question])
-        summary = await daily.settle(post.post_id)
+        await daily.answers.record(post, 1, correct[question])
+        summary = await daily.settling.settle(post.post_id)
     assert summary is not None
     assert summary.milestones == [(1, 7)]
     assert summary.new_bests == [(1, 7)]
@@ -269,21 +273,23 @@ async def test_pick_question_rotates_through_the_topic(daily: DailyService) -> N
     picked = []
     for offset in range(3):
         day = DAY + timedelta(days=offset)
-        question = await daily.pick_question(GUILD, day, "accum")
-        assert question == await daily.pick_question(GUILD, day, "accum")
-        await daily.claim_post(GUILD, day, question, CHANNEL, NOW)
+        question = await daily.posts.pick_question(GUILD, day, "accum")
+        assert question == await daily.posts.pick_question(GUILD, day, "accum")
+        await daily.posts.claim(GUILD, day, question, CHANNEL, NOW)
         picked.append(question)
     assert sorted(picked) == ["ac-01", "ac-02", "ac-03"]
 
 
 async def test_guild_overview(daily: DailyService) -> None:
     first = await posted(daily, DAY, 800, "mx-01")
-    await daily.record_answer(first, 1, RIGHT)
-    await daily.record_answer(first, 2, WRONG)
+    await daily.answers.record(first, 1, RIGHT)
+    await daily.answers.record(first, 2, WRONG)
     second = await posted(daily, DAY + timedelta(days=1), 801, "mx-02")
-    await daily.record_answer(second, 1, 1)
-    await daily.claim_post(GUILD, DAY + timedelta(days=2), "mx-03", CHANNEL, NOW)  # nobody answered
-    overview = await daily.guild_overview(GUILD)
+    await daily.answers.record(second, 1, 1)
+    await daily.posts.claim(
+        GUILD, DAY + timedelta(days=2), "mx-03", CHANNEL, NOW
+    )  # nobody answered
+    overview = await daily.stats.guild_overview(GUILD)
     assert [(d.day.day, d.question_id, d.answered, d.correct) for d in overview.days] == [
         (3, "mx-03", 0, 0),
         (2, "mx-02", 1, 1),
@@ -291,14 +297,14 @@ async def test_guild_overview(daily: DailyService) -> None:
     ]
     assert (overview.members, overview.answered, overview.correct) == (2, 3, 2)
     assert overview.accuracy == pytest.approx(2 / 3)
-    empty = await daily.guild_overview(99)
+    empty = await daily.stats.guild_overview(99)
     assert (empty.days, empty.answered, empty.accuracy) == ([], 0, None)
 
 
 async def test_due_reveals(daily: DailyService) -> None:
     post = await posted(daily)
-    assert await daily.due_reveals(post.reveal_at - timedelta(seconds=1)) == []
-    due = await daily.due_reveals(post.reveal_at)
+    assert await daily.posts.due_reveals(post.reveal_at - timedelta(seconds=1)) == []
+    due = await daily.posts.due_reveals(post.reveal_at)
     assert [p.id for p in due] == [post.post_id]
     assert isinstance(due[0], DailyPost)
 
@@ -311,9 +317,9 @@ async def test_a_servers_own_quiz_never_feeds_another_servers_daily(
     bank.add(make_quiz("private", [0, 1], prefix="pv"), owner=111)  # uploaded by server 111
     for offset in range(12):
         day = date(2026, 1, 1) + timedelta(days=offset)
-        assert not (await daily.pick_question(222, day, None)).startswith("pv-")
+        assert not (await daily.posts.pick_question(222, day, None)).startswith("pv-")
     picked = {
-        await daily.pick_question(111, date(2026, 1, 1) + timedelta(days=d), None)
+        await daily.posts.pick_question(111, date(2026, 1, 1) + timedelta(days=d), None)
         for d in range(10)
     }
     assert any(q.startswith("pv-") for q in picked)
@@ -322,9 +328,9 @@ async def test_a_servers_own_quiz_never_feeds_another_servers_daily(
 async def test_answers_still_queued_at_the_reveal_count_in_it(daily: DailyService) -> None:
     """An answer graded just before the close must not miss the reveal and the streak."""
     post = await posted(daily)
-    queued = [daily.record_answer_nowait(post, user, RIGHT) for user in range(100, 150)]
+    queued = [daily.answers.record_nowait(post, user, RIGHT) for user in range(100, 150)]
     assert all(isinstance(q, tuple) for q in queued)  # graded and queued, not yet committed
-    summary = await daily.settle(post.post_id)
+    summary = await daily.settling.settle(post.post_id)
     assert (summary.answered, summary.correct) == (50, 50)
     streaks = Streaks(daily.db)
     assert (await streaks.streak(GUILD, 120)).current == 1
@@ -337,8 +343,8 @@ async def test_one_visibility_rule_refuses_another_servers_quiz_as_a_daily_topic
 
     bank.add(make_quiz("private", [0, 1], prefix="pv"), owner=111)
     with pytest.raises(UserError) as refused:
-        await daily.configure(222, 10, "07:30", "Asia/Jakarta", topic="private")
+        await daily.configs.configure(222, 10, "07:30", "Asia/Jakarta", topic="private")
     assert refused.value.key == "daily.unknown_topic"
     assert refused.value.params == {"topic": "private", "available": "accum, mixed"}
-    config = await daily.configure(111, 10, "07:30", "Asia/Jakarta", topic="private")
+    config = await daily.configs.configure(111, 10, "07:30", "Asia/Jakarta", topic="private")
     assert config.topic == "private"

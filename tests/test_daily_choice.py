@@ -9,10 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.core.quizbank import QuizBank
-from bot.core.schedule import choose_question
-from bot.services.daily import DailyService
-from bot.services.daily.choice import (
+from bot.core.daily.choice import (
     ANSWERS,
     CARDS,
     KNOWN,
@@ -25,6 +22,9 @@ from bot.services.daily.choice import (
     choose,
     window_days,
 )
+from bot.core.quizbank import QuizBank
+from bot.core.schedule import choose_question
+from bot.services.daily import DailyService
 from bot.storage import Database
 from testkit.times import Clock
 from tests.support.db import make_quiz
@@ -64,21 +64,21 @@ async def run_day(
     clock.now = START + timedelta(days=(day - DAY).days)
     choice = None
     if question is None:
-        choice = await daily.choose_daily(guild_id, day, None, repeat_after)
+        choice = await daily.posts.choose(guild_id, day, None, repeat_after)
         question = choice.question_id
     reason = choice.reason.to_dict() if choice else None
     reveal = clock.now + timedelta(hours=20)
-    post = await daily.claim_post(guild_id, day, question, CHANNEL, reveal, reason)
+    post = await daily.posts.claim(guild_id, day, question, CHANNEL, reveal, reason)
     assert post is not None and post.id is not None
     message_id = 1000 * guild_id + (day - DAY).days
-    await daily.set_message(post.id, message_id)
-    found = await daily.post_by_message(message_id)
+    await daily.posts.set_message(post.id, message_id)
+    found = await daily.answers.post_by_message(message_id)
     assert found is not None
     answer = daily.bank.question(question).answer
     for user, correct in right.items():
-        await daily.record_answer(found, user, answer if correct else (answer + 1) % 3, clock())
+        await daily.answers.record(found, user, answer if correct else (answer + 1) % 3, clock())
     if settle:
-        await daily.settle(post.id, now=clock())
+        await daily.settling.settle(post.id, now=clock())
     return choice
 
 
@@ -98,7 +98,7 @@ async def test_a_question_most_got_wrong_comes_back_first_once_k_days_have_passe
         picked.append(choice.question_id)
     assert "mx-01" not in picked[:5]
     assert picked[5] == "mx-01"
-    post = await daily.post_for_day(GUILD, DAY + timedelta(days=6))
+    post = await daily.posts.for_day(GUILD, DAY + timedelta(days=6))
     assert post is not None and post.choice is not None
     reason = Reason.from_dict(post.choice)
     assert (reason.rule, reason.basis, reason.n, reason.members) == (WEAK, CARDS, 3, 3)
@@ -107,7 +107,7 @@ async def test_a_question_most_got_wrong_comes_back_first_once_k_days_have_passe
     assert 0.0 < reason.recall < 0.7
     # Until then the questions nobody had seen came before the well-answered ones.
     for offset in range(1, 6):
-        post = await daily.post_for_day(GUILD, DAY + timedelta(days=offset))
+        post = await daily.posts.for_day(GUILD, DAY + timedelta(days=offset))
         assert post is not None and post.choice is not None
         assert post.choice["rule"] in (NEW, WEAK)
 
@@ -133,9 +133,9 @@ async def test_k_is_capped_by_the_number_of_questions(daily: DailyService, clock
     for offset in range(6):
         day = DAY + timedelta(days=offset)
         clock.now = START + timedelta(days=offset)
-        choice = await daily.choose_daily(GUILD, day, "accum", 30)
+        choice = await daily.posts.choose(GUILD, day, "accum", 30)
         assert choice.reason.window == 2
-        await daily.claim_post(GUILD, day, choice.question_id, CHANNEL, clock.now)
+        await daily.posts.claim(GUILD, day, choice.question_id, CHANNEL, clock.now)
         picked.append(choice.question_id)
     assert sorted(picked[:3]) == sorted(picked[3:]) == ["ac-01", "ac-02", "ac-03"]
     assert window_days(30, 1) == 0 and window_days(5, 100) == 5
@@ -150,10 +150,10 @@ async def test_custom_quizzes_take_part_only_in_their_own_server(
     await run_day(daily, clock, 222, DAY, everyone(True), question="mx-01")
     later = DAY + timedelta(days=6)
     clock.now = START + timedelta(days=6)
-    own = await daily.choose_daily(111, later, None, 5)
+    own = await daily.posts.choose(111, later, None, 5)
     assert own.question_id == "pv-01" and own.reason.rule == WEAK
     for offset in range(6, 20):
-        other = await daily.choose_daily(222, DAY + timedelta(days=offset), None, 5)
+        other = await daily.posts.choose(222, DAY + timedelta(days=offset), None, 5)
         assert not other.question_id.startswith("pv-")
 
 
@@ -167,13 +167,13 @@ async def test_without_cards_the_daily_accuracy_decides(daily: DailyService, clo
         day = DAY + timedelta(days=offset)
         await run_day(daily, clock, GUILD, day, right, question=question, settle=False)
     clock.now = START + timedelta(days=10)
-    first = await daily.choose_daily(GUILD, DAY + timedelta(days=10), None, 5)
+    first = await daily.posts.choose(GUILD, DAY + timedelta(days=10), None, 5)
     assert first.question_id == "mx-02"
     assert (first.reason.rule, first.reason.basis, first.reason.n) == (WEAK, ANSWERS, 3)
     assert first.reason.recall == pytest.approx(1 / 3, abs=1e-4)
-    await daily.claim_post(GUILD, DAY + timedelta(days=10), "mx-02", CHANNEL, clock.now)
+    await daily.posts.claim(GUILD, DAY + timedelta(days=10), "mx-02", CHANNEL, clock.now)
     clock.now = START + timedelta(days=11)
-    second = await daily.choose_daily(GUILD, DAY + timedelta(days=11), None, 5)
+    second = await daily.posts.choose(GUILD, DAY + timedelta(days=11), None, 5)
     assert second.question_id == "ac-01"
     assert (second.reason.recall, second.reason.n) == (0.5, 2)
 
@@ -183,7 +183,7 @@ async def test_members_inactive_for_30_days_no_longer_count(
 ) -> None:
     await run_day(daily, clock, GUILD, DAY, everyone(False), question="mx-01")
     clock.now = START + timedelta(days=31)
-    choice = await daily.choose_daily(GUILD, DAY + timedelta(days=31), None, 5)
+    choice = await daily.posts.choose(GUILD, DAY + timedelta(days=31), None, 5)
     assert choice.reason.rule == ROTATION and choice.reason.members == 0
 
 
@@ -245,10 +245,10 @@ def test_reason_round_trips_through_json() -> None:
 
 
 async def test_repeat_after_defaults_to_30_and_is_kept_when_left_out(daily: DailyService) -> None:
-    first = await daily.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
+    first = await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
     assert first.repeat_after_days == 30
-    await daily.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta", repeat_after=7)
-    kept = await daily.configure(GUILD, CHANNEL, "09:00", "Asia/Jakarta")
+    await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta", repeat_after=7)
+    kept = await daily.configs.configure(GUILD, CHANNEL, "09:00", "Asia/Jakarta")
     assert (kept.post_time, kept.repeat_after_days) == ("09:00", 7)
-    config = await daily.config(GUILD)
+    config = await daily.configs.get(GUILD)
     assert config is not None and config.repeat_after_days == 7

@@ -15,18 +15,12 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from sqlmodel import select
 
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import AnswerStatus
 from bot.core.errors import StopReason
 from bot.core.quizbank import QuizBank
 from bot.core.schedule import next_post_at
-from bot.services.daily import (
-    ANSWER_EMOJI,
-    AnswerStatus,
-    DailyJobs,
-    DailyService,
-    guild_job_id,
-    reveal_job_id,
-    schedule_for,
-)
+from bot.services.daily import DailyJobs, DailyService, guild_job_id, reveal_job_id, schedule_for
 from bot.storage import DailyAnswer, DailyPost, GuildDailyConfig
 from testkit.times import Clock
 from tests.support.driver import (
@@ -120,13 +114,21 @@ async def test_post_claim_grade_and_reveal(
     right, wrong = right_and_wrong(bank, post)
     mid = post.message_id
     assert mid is not None
-    assert await jobs.on_reaction(mid, CH1, 1, ANSWER_EMOJI[right]) is AnswerStatus.RECORDED
-    assert await jobs.on_reaction(mid, CH1, 2, ANSWER_EMOJI[wrong]) is AnswerStatus.RECORDED
-    assert await jobs.on_reaction(mid, CH1, 2, ANSWER_EMOJI[right]) is AnswerStatus.DUPLICATE
-    assert await jobs.on_reaction(mid, CH1, BOT, ANSWER_EMOJI[0]) is None
-    assert await jobs.on_reaction(mid, CH1, 3, "👍") is None
-    assert await jobs.on_reaction(mid + 1, CH1, 3, ANSWER_EMOJI[0]) is None  # another message
-    assert jobs.reactions_seen == 6
+    assert (
+        await jobs.reactions.on_reaction(mid, CH1, 1, ANSWER_EMOJI[right]) is AnswerStatus.RECORDED
+    )
+    assert (
+        await jobs.reactions.on_reaction(mid, CH1, 2, ANSWER_EMOJI[wrong]) is AnswerStatus.RECORDED
+    )
+    assert (
+        await jobs.reactions.on_reaction(mid, CH1, 2, ANSWER_EMOJI[right]) is AnswerStatus.DUPLICATE
+    )
+    assert await jobs.reactions.on_reaction(mid, CH1, BOT, ANSWER_EMOJI[0]) is None
+    assert await jobs.reactions.on_reaction(mid, CH1, 3, "👍") is None
+    assert (
+        await jobs.reactions.on_reaction(mid + 1, CH1, 3, ANSWER_EMOJI[0]) is None
+    )  # another message
+    assert jobs.reactions.seen.count == 6
 
     # A second run the same day (a restart, a late duplicate job) posts nothing.
     await jobs.run_post_job(G1)
@@ -140,7 +142,7 @@ async def test_post_claim_grade_and_reveal(
     assert jobs.scheduler.get_job(reveal_job_id(post.id)) is None  # type: ignore[arg-type]
     await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
     assert len(publisher.reveals) == 1  # revealed once
-    assert await jobs.on_reaction(mid, CH1, 4, ANSWER_EMOJI[right]) is None  # closed
+    assert await jobs.reactions.on_reaction(mid, CH1, 4, ANSWER_EMOJI[right]) is None  # closed
 
 
 async def test_default_reveal_comes_just_before_the_next_post(
@@ -217,10 +219,10 @@ async def test_refused_post_disables_only_that_guild(
     await asyncio.gather(jobs.run_post_job(G1), jobs.run_post_job(G2))
 
     assert [g for g, _, _, _ in publisher.posts] == [G2]
-    config = await daily.config(G1)
+    config = await daily.configs.get(G1)
     assert config is not None and not config.enabled and config.disabled_reason == "forbidden"
     assert not config.admin_notified
-    assert await daily.post_for_day(G1, DAY1) is None  # the claim was given back
+    assert await daily.posts.for_day(G1, DAY1) is None  # the claim was given back
     assert jobs.scheduler is not None
     assert jobs.scheduler.get_job(guild_job_id(G1)) is None
     assert jobs.scheduler.get_job(guild_job_id(G2)) is not None
@@ -236,8 +238,8 @@ async def test_server_error_frees_the_day_for_a_retry(
     await configure(daily)
     publisher.broken.add(CH1)
     await jobs.run_post_job(G1)  # logged, not raised
-    assert await daily.post_for_day(G1, DAY1) is None
-    config = await daily.config(G1)
+    assert await daily.posts.for_day(G1, DAY1) is None
+    config = await daily.configs.get(G1)
     assert config is not None and config.enabled
     publisher.broken.clear()
     assert (await jobs.post_today(G1)).created
@@ -257,7 +259,9 @@ async def test_offline_reactions_are_recovered_once(
     post = await post_of(daily, G1, DAY1)
     right, wrong = right_and_wrong(bank, post)
     assert post.message_id is not None
-    await jobs.on_reaction(post.message_id, CH1, 1, ANSWER_EMOJI[right])  # live, before the stop
+    await jobs.reactions.on_reaction(
+        post.message_id, CH1, 1, ANSWER_EMOJI[right]
+    )  # live, before the stop
     publisher.reactions[post.message_id] = [
         (BOT, 0),  # the bot's own
         (1, wrong),  # member 1 had answered live already
@@ -270,7 +274,7 @@ async def test_offline_reactions_are_recovered_once(
     await restarted.start()
     again = make_jobs(await make_daily())
     await again.start()
-    assert await again.recover(post) == 0  # idempotent
+    assert await again.reactions.recover(post) == 0  # idempotent
 
     async with daily.db.session() as session:
         rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post.id))).all()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from bot.core.times import utcnow
 from bot.services.charts import PNG_MAGIC
-from bot.storage import utcnow
 from cogs.ui.style import clip
 from testkit.standin.server import FakeDiscord
 from tests.support.analytics import seed_class, wrong_choices

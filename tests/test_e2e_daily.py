@@ -15,9 +15,11 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
+from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.core.schedule import next_post_at
-from bot.services.daily import ANSWER_EMOJI, guild_job_id, schedule_for
-from bot.storage import Outbox, utcnow
+from bot.core.times import utcnow
+from bot.services.daily import guild_job_id, schedule_for
+from bot.storage import Outbox
 from testkit.standin import Emoji, FakeMessage
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
@@ -48,7 +50,7 @@ async def test_setup_status_permissions_and_refusals(
             member, "daily setup", options={"channel": fake.channel2}, time="07:30", timezone="UTC"
         )
         assert refused.ephemeral and "Manage Server" in refused.text
-        assert await bot.services.daily.config(guild_id) is None
+        assert await bot.services.daily.configs.get(guild_id) is None
 
         res = await fake.slash(
             fake.admin,
@@ -59,7 +61,7 @@ async def test_setup_status_permissions_and_refusals(
             reveal_after=6,
         )
         assert res.ephemeral and "07:30 (Asia/Jakarta)" in res.text
-        config = await bot.services.daily.config(guild_id)
+        config = await bot.services.daily.configs.get(guild_id)
         assert config is not None and config.channel_id == fake.channel2.id
         job = bot.services.scheduler.get_job(guild_job_id(guild_id))
         assert job is not None and str(job.trigger.timezone) == "Asia/Jakarta"
@@ -87,7 +89,7 @@ async def test_setup_status_permissions_and_refusals(
             timezone="UTC",
         )
         assert "'25:99' is not a time" in bad_time.text
-        after = await bot.services.daily.config(guild_id)
+        after = await bot.services.daily.configs.get(guild_id)
         assert after is not None
         assert (after.channel_id, after.post_time, after.timezone) == (
             fake.channel2.id,
@@ -126,7 +128,7 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
         n, right, wrong = choices_of(bot, post)
         await bot_reactions_done(fake, message, n)
         # The bot's own reaction events reach the handler and are ignored.
-        await asyncio.wait_for(jobs.wait_reactions_seen(n), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n), WAIT)
 
         again = await fake.slash(fake.admin, "daily now")
         linked = await again.wait_followup()
@@ -137,14 +139,14 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
         await fake.react(message, citra, ANSWER_EMOJI[wrong])
         await fake.react(message, citra, ANSWER_EMOJI[right])  # a change: does not count
         await fake.react(message, dora, "👍")  # not an answer
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 4), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 4), WAIT)
         assert await answers(bot, post.id) == {bob.id: right, citra.id: wrong}  # type: ignore[arg-type]
 
         # The gateway may deliver an event twice (resume replay): counted once.
         event = fake._reaction_event(message, dora, Emoji.parse(ANSWER_EMOJI[right]))
         await fake.gateway.dispatch("MESSAGE_REACTION_ADD", event)
         await fake.gateway.dispatch("MESSAGE_REACTION_ADD", event)
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 6), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 6), WAIT)
         assert await answers(bot, post.id) == {  # type: ignore[arg-type]
             bob.id: right,
             citra.id: wrong,
@@ -171,7 +173,7 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
 
         # Closed: later reactions are ignored, and there is nothing left to reveal.
         await fake.react(message, fake.admin, ANSWER_EMOJI[right])
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 7), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 7), WAIT)
         assert fake.admin.id not in await answers(bot, post.id)  # type: ignore[arg-type]
         nothing = await fake.slash(fake.admin, "daily reveal")
         assert "no open daily question" in (await nothing.wait_followup()).text()
@@ -198,7 +200,7 @@ async def test_restart_catches_up_and_counts_offline_reactions_once(
         n, right, wrong = choices_of(bot, post)
         await bot_reactions_done(fake, message, n)
         await fake.react(message, bob, ANSWER_EMOJI[right])
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 1), WAIT)
 
     # While the bot is down.
     fake.react_silently(message, citra, ANSWER_EMOJI[right])
@@ -238,12 +240,12 @@ async def test_channel_deleted_disables_and_tells_the_admin(
 
         await jobs.run_post_job(guild_id)  # the scheduled job, called directly
 
-        config = await bot.services.daily.config(guild_id)
+        config = await bot.services.daily.configs.get(guild_id)
         assert config is not None and not config.enabled
         assert config.disabled_reason == "not_found"
         assert bot.services.scheduler.get_job(guild_job_id(guild_id)) is None
         assert (
-            await bot.services.daily.post_for_day(guild_id, datetime.now(ZoneInfo(zone)).date())
+            await bot.services.daily.posts.for_day(guild_id, datetime.now(ZoneInfo(zone)).date())
             is None
         )
 
@@ -265,7 +267,7 @@ async def test_forbidden_on_daily_now_is_explained(
         res = await fake.slash(fake.admin, "daily now")
         said = await res.wait_followup()
         assert "missing permissions" in said.text()
-        config = await bot.services.daily.config(fake.guild.id)
+        config = await bot.services.daily.configs.get(fake.guild.id)
         assert config is not None and config.disabled_reason == "forbidden"
         assert config.admin_notified
 
@@ -291,7 +293,7 @@ async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
     once, also across a restart."""
     fake = discord_fake
     bob = fake.users_list[0]
-    monkeypatch.setattr("bot.services.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
+    monkeypatch.setattr("bot.core.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
 
     def reveals() -> list[FakeMessage]:
         return [m for m in fake.messages(fake.channel2) if m.message_reference is not None]
@@ -299,7 +301,7 @@ async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
     async with start_bot() as bot:
         jobs, message, post, (n, right, _) = await post_todays_question(fake, bot)
         await fake.react(message, bob, ANSWER_EMOJI[right])
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 1), WAIT)
         fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=503, code=0, times=1)
 
         res = await fake.slash(fake.admin, "daily reveal")

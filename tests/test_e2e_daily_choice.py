@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.core.review import DAILY, Source
 from bot.core.schedule import choose_question
-from bot.services.review import DAILY, Source
 from bot.storage import DailyAnswer, DailyPost
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today

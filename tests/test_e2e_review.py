@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+from bot.core.review import QUIZ, Grade, Source
+from bot.core.times import utcnow
 from bot.services.charts import PNG_MAGIC
-from bot.services.review import QUIZ, Grade, Source, record_grades
-from bot.storage import utcnow
+from bot.storage.review_cards import record_grades
 from testkit.standin.models import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

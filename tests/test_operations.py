@@ -20,11 +20,11 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from bot.cli.logs import setup_logging
 from sqlmodel import SQLModel
 
 from bot.cli import doctor
-from bot.services.daily import ANSWER_EMOJI
+from bot.cli.logs import setup_logging
+from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.storage import Database
 from bot.storage.database import alembic_config
 from testkit.standin.server import FakeDiscord
@@ -100,7 +100,7 @@ async def test_backup_while_the_bot_writes_then_restore(
     copy = tmp_path / "backups" / "copy.db"
     async with start_bot() as bot:
         jobs, message, _post, (n, _, _) = await post_todays_question(fake, bot)
-        seen = jobs.reactions_seen
+        seen = jobs.reactions.seen.count
 
         backup_done = asyncio.Event()
         written = 0
@@ -112,7 +112,7 @@ async def test_backup_while_the_bot_writes_then_restore(
                 member = fake.add_user(f"m{written:05d}")
                 fake.add_member(fake.guild, member)
                 await fake.react(message, member, ANSWER_EMOJI[written % n])
-                await asyncio.wait_for(jobs.wait_reactions_seen(seen + written + 1), WAIT)
+                await asyncio.wait_for(jobs.reactions.wait_seen(seen + written + 1), WAIT)
                 written += 1
 
         writing = asyncio.create_task(write_until_backed_up())
@@ -154,7 +154,7 @@ async def test_backup_while_the_bot_writes_then_restore(
     async with start_bot(sync=False) as bot:
         jobs = await started(bot)
         assert await bot.services.db.integrity_check() == []
-        assert (await bot.services.daily.config(fake.guild.id)) is not None
+        assert (await bot.services.daily.configs.get(fake.guild.id)) is not None
         assert sqlite_count(db_path, "SELECT COUNT(*) FROM daily_post") == 1
         # Reactions newer than the copy are read back from Discord at start.
         assert sqlite_count(db_path, "SELECT COUNT(*) FROM daily_answer") == written

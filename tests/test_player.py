@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from bot.cli.player import pick_questions
 
+from bot.cli.player import pick_questions
 from bot.core.quizbank import QuizBank, choice_order
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.

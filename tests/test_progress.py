@@ -9,9 +9,9 @@ import pytest
 from fsrs import Rating
 
 from bot.core.quizbank import QuizBank
+from bot.core.review import review
 from bot.services.daily import DailyService
 from bot.services.progress import ProgressReports, TopicAccuracy
-from bot.services.review import review
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
 from bot.storage import Database
@@ -37,12 +37,12 @@ async def daily(db: Database, full_bank: QuizBank) -> AsyncIterator[DailyService
 
 
 async def daily_answer(daily: DailyService, day: date, question: str, choice: int) -> int:
-    post = await daily.claim_post(GUILD, day, question, CHANNEL, NOW + timedelta(hours=20))
+    post = await daily.posts.claim(GUILD, day, question, CHANNEL, NOW + timedelta(hours=20))
     assert post is not None and post.id is not None
-    await daily.set_message(post.id, 500 + day.day)
-    found = await daily.post_by_message(500 + day.day)
+    await daily.posts.set_message(post.id, 500 + day.day)
+    found = await daily.answers.post_by_message(500 + day.day)
     assert found is not None
-    await daily.record_answer(found, USER, choice)
+    await daily.answers.record(found, USER, choice)
     await daily.writer.flush()
     return post.id
 
@@ -63,7 +63,7 @@ async def test_progress_counts_graded_answers_per_topic_and_reviews_due(
         await sessions.next(quiz.id, USER)
     # Daily: mx-01 answered right and settled; mx-02 answered wrong but still open.
     settled = await daily_answer(daily, date(2026, 5, 1), "mx-01", 0)
-    await daily.settle(settled)
+    await daily.settling.settle(settled)
     await daily_answer(daily, date(2026, 5, 2), "mx-02", 2)
     # Another server's own quiz: answered, but never shown here.
     house = await sessions.start(USER, OTHER_GUILD, "house", 1, "en")

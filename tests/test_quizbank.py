@@ -301,7 +301,6 @@ def test_play_answers_every_question_right_when_told_the_answers(bank: QuizBank)
     import random
 
     from bot.cli.player import pick_questions
-
     from bot.core.quizbank import choice_order
 
     rng = random.Random(7)

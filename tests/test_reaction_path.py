@@ -13,7 +13,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.services.daily import ANSWER_EMOJI
+from bot.core.daily.reactions import ANSWER_EMOJI
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import WAIT, answers, post_todays_question
@@ -26,7 +26,7 @@ async def test_answer_reactions_reach_other_listeners_and_are_graded(
     bob, citra, _ = fake.users_list
     async with start_bot() as bot:
         jobs, message, post, (n, right, wrong) = await post_todays_question(fake, bot)
-        await asyncio.wait_for(jobs.wait_reactions_seen(n), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n), WAIT)
         seen: list[tuple[int, str]] = []
         both = asyncio.Event()
 
@@ -38,7 +38,7 @@ async def test_answer_reactions_reach_other_listeners_and_are_graded(
         bot.add_listener(other_listener, "on_raw_reaction_add")
         await fake.react(message, bob, ANSWER_EMOJI[right])
         await fake.react(message, citra, ANSWER_EMOJI[wrong])
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 2), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 2), WAIT)
         await asyncio.wait_for(both.wait(), WAIT)
         assert seen == [(bob.id, ANSWER_EMOJI[right]), (citra.id, ANSWER_EMOJI[wrong])]
         assert await answers(bot, post.id) == {bob.id: right, citra.id: wrong}  # type: ignore[arg-type]
@@ -51,8 +51,8 @@ async def test_an_exception_in_the_fast_path_is_logged_and_the_answer_still_coun
     bob, citra, _ = fake.users_list
     async with start_bot() as bot:
         jobs, message, post, (n, right, wrong) = await post_todays_question(fake, bot)
-        await asyncio.wait_for(jobs.wait_reactions_seen(n), WAIT)
-        real = jobs.grade_and_queue
+        await asyncio.wait_for(jobs.reactions.wait_seen(n), WAIT)
+        real = jobs.reactions.grade_and_queue
         failures = 0
 
         def broken(*args: Any) -> bool:
@@ -60,16 +60,16 @@ async def test_an_exception_in_the_fast_path_is_logged_and_the_answer_still_coun
             failures += 1
             raise RuntimeError("injected failure in the fast path")
 
-        jobs.grade_and_queue = broken  # type: ignore[method-assign]
+        jobs.reactions.grade_and_queue = broken  # type: ignore[method-assign]
         await fake.react(message, bob, ANSWER_EMOJI[right])
         # The awaited path (`on_reaction`) graded it.
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 1), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 1), WAIT)
         assert failures == 1
         assert "injected failure in the fast path" in caplog.text
-        jobs.grade_and_queue = real  # type: ignore[method-assign]
+        jobs.reactions.grade_and_queue = real  # type: ignore[method-assign]
 
         # The shard is still connected and the fast path serves the next reaction.
         await fake.react(message, citra, ANSWER_EMOJI[wrong])
-        await asyncio.wait_for(jobs.wait_reactions_seen(n + 2), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(n + 2), WAIT)
         assert await answers(bot, post.id) == {bob.id: right, citra.id: wrong}  # type: ignore[arg-type]
         assert not bot.is_closed()

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.core.quizbank import SHIPPED_DIR, QuizBank
-from bot.services.daily import ANSWER_EMOJI, DailyJobs, DailyService, guild_job_id
+from bot.services.daily import DailyJobs, DailyService, guild_job_id
 from bot.storage import Database
 from testkit.processes import BotProcess, bot_env, db_rows, integrity
 from testkit.standin import FakeMessage, FakeUser
@@ -58,7 +59,9 @@ async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:
     db = await Database.open(db_url)
     try:
         daily_service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
-        await daily_service.configure(fake.guild.id, fake.channel2.id, time, zone, locale="en")
+        await daily_service.configs.configure(
+            fake.guild.id, fake.channel2.id, time, zone, locale="en"
+        )
     finally:
         await db.close()
 
@@ -307,12 +310,12 @@ async def test_gateway_drops_during_quiz_and_daily_window(
         post = await the_post(bot, message.id)
         n, right_choice, wrong_choice = choices_of(bot, post)
         await bot_reactions_done(fake, message, n)
-        seen = jobs.reactions_seen
+        seen = jobs.reactions.seen.count
         # Reactions while the bot is disconnected: replayed on RESUME, graded once.
         await fake.react(message, citra, ANSWER_EMOJI[right_choice])
         await fake.react(message, dora, ANSWER_EMOJI[wrong_choice])
         await fake.wait_connected(WAIT)
-        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 2), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(seen + 2), WAIT)
         assert post.id is not None
         assert await answers(bot, post.id) == {
             citra.id: right_choice,
@@ -343,12 +346,12 @@ async def test_reaction_during_a_non_resumable_drop_is_graded(
     bob = fake.users_list[0]
     async with start_bot() as bot:
         jobs, message, post, (_n, right_choice, _) = await post_todays_question(fake, bot)
-        recoveries = jobs.recoveries.count
+        recoveries = jobs.reactions.recoveries.count
         await fake.drop_gateway(resumable=False)
         await fake.react(message, bob, ANSWER_EMOJI[right_choice])  # lost with the session
         await fake.wait_connected(WAIT)
         # The new session re-reads the open posts' reactions.
-        await asyncio.wait_for(jobs.recoveries.reached(recoveries + 1), WAIT)
+        await asyncio.wait_for(jobs.reactions.recoveries.reached(recoveries + 1), WAIT)
         assert post.id is not None
         assert bob.id in await answers(bot, post.id), (
             "a reaction made during a non-resumable gateway drop was never graded"
@@ -385,7 +388,7 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         limited = fake.rate_limit("PUT", rf"/channels/{other_channel.id}/messages/\d+/reactions/")
         await asyncio.gather(jobs.run_post_job(fake.guild.id), jobs.run_post_job(other.id))
 
-        config = await bot.services.daily.config(fake.guild.id)
+        config = await bot.services.daily.configs.get(fake.guild.id)
         assert config is not None and not config.enabled and config.disabled_reason == "forbidden"
         assert bot.services.scheduler.get_job(guild_job_id(fake.guild.id)) is None
         assert daily_posts(fake) == []
@@ -399,9 +402,9 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         await bot_reactions_done(fake, posted, n)
         assert limited.hits == 1
         assert bot.services.scheduler.get_job(guild_job_id(other.id)) is not None
-        seen = jobs.reactions_seen
+        seen = jobs.reactions.seen.count
         await fake.react(posted, eve, ANSWER_EMOJI[right_choice])
-        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 1), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(seen + 1), WAIT)
         assert post.id is not None
         assert await answers(bot, post.id) == {eve.id: right_choice}
 
@@ -415,16 +418,16 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         await now.wait_followup(lambda m: "✅" in m.text())
         [message] = daily_posts(fake)
         assert message.reactions == {}
-        config = await bot.services.daily.config(fake.guild.id)
+        config = await bot.services.daily.configs.get(fake.guild.id)
         assert config is not None and not config.enabled
         assert config.disabled_reason == "reactions_forbidden"
         assert bot.services.scheduler.get_job(guild_job_id(fake.guild.id)) is None
         told = await fake.slash(fake.admin, "daily status")
         assert "may not add the answer reactions" in told.text
         bob = fake.users_list[0]
-        seen = jobs.reactions_seen
+        seen = jobs.reactions.seen.count
         await fake.react(message, bob, ANSWER_EMOJI[0])
-        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 1), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(seen + 1), WAIT)
         mine = await the_post(bot, message.id)
         assert mine.id is not None
         assert await answers(bot, mine.id) == {bob.id: 0}

@@ -11,7 +11,8 @@ from fsrs import Card, Rating, Scheduler
 from sqlmodel import func, select
 
 from bot.core.quizbank import QuizBank
-from bot.services.review import QUIZ, SCHEDULER, Reviews, Source, rating_for, review
+from bot.core.review import QUIZ, SCHEDULER, Source, rating_for, review
+from bot.services.review import Reviews
 from bot.storage import Database, ReviewCard, ReviewLog
 from tests.support.db import make_quiz
 
@@ -127,7 +128,8 @@ async def test_next_due_says_when_nothing_is_due(reviews: Reviews) -> None:
 
 
 async def test_a_large_batch_is_applied_once_per_member(db: Database) -> None:
-    from bot.services.review import CHUNK, DAILY, Grade, record_grades
+    from bot.core.review import DAILY, Grade
+    from bot.storage.review_cards import CHUNK, record_grades
 
     members = range(1000, 1000 + 2 * CHUNK + 1)  # more than one statement's worth
     grades = [Grade(u, "mx-01", u % 2 == 0, T0, Source(DAILY, "7")) for u in members]

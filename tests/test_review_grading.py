@@ -10,8 +10,9 @@ import pytest
 from sqlmodel import select
 
 from bot.core.quizbank import QuizBank
+from bot.core.review import QUIZ, Source
 from bot.services.daily import DailyService
-from bot.services.review import QUIZ, Reviews, Source
+from bot.services.review import Reviews
 from bot.services.sessions import QuizSessions
 from bot.storage import Database, ReviewCard, ReviewLog
 from testkit.times import Clock
@@ -73,17 +74,17 @@ async def test_settled_daily_answers_update_cards_once(
     daily: DailyService, db: Database, bank: QuizBank, open_db: Callable[[], Awaitable[Database]]
 ) -> None:
     other = DailyService(await open_db(), bank, clock=lambda: NOW)
-    post = await daily.claim_post(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
     assert post is not None and post.id is not None
-    await daily.set_message(post.id, 500)
-    found = await daily.post_by_message(500)
+    await daily.posts.set_message(post.id, 500)
+    found = await daily.answers.post_by_message(500)
     assert found is not None
-    await daily.record_answer(found, 1, 0)  # mx-01: index 0 is right
-    await daily.record_answer(found, 2, 2)
+    await daily.answers.record(found, 1, 0)  # mx-01: index 0 is right
+    await daily.answers.record(found, 2, 2)
     assert await cards(db) == {}  # nothing counts before the question is settled
     # Two processes settle at once; then a late settle repeats: one update per answer.
-    await asyncio.gather(daily.settle(post.id), other.settle(post.id))
-    await daily.settle(post.id, now=NOW + timedelta(days=1))
+    await asyncio.gather(daily.settling.settle(post.id), other.settling.settle(post.id))
+    await daily.settling.settle(post.id, now=NOW + timedelta(days=1))
     assert sorted(await logs(db)) == [
         ("daily", str(post.id), 1, "mx-01", True),
         ("daily", str(post.id), 2, "mx-01", False),
@@ -133,14 +134,14 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
 ) -> None:
     """A process killed mid-settle rolls its transaction back: the day is not settled and
     no card moved; the next settle applies each answer once (cards and day commit together)."""
-    import bot.services.daily.settling as settling
+    import bot.storage.daily.settle as settling
 
-    post = await daily.claim_post(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
     assert post is not None and post.id is not None
-    await daily.set_message(post.id, 500)
-    found = await daily.post_by_message(500)
+    await daily.posts.set_message(post.id, 500)
+    found = await daily.answers.post_by_message(500)
     assert found is not None
-    await daily.record_answer(found, 1, 2)
+    await daily.answers.record(found, 1, 2)
     real_owe = settling.owe
 
     def dies(*args: object, **kwargs: object) -> None:
@@ -148,10 +149,10 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
 
     monkeypatch.setattr(settling, "owe", dies)
     with pytest.raises(RuntimeError):
-        await daily.settle(post.id)
+        await daily.settling.settle(post.id)
     assert await cards(db) == {} and await logs(db) == []
     monkeypatch.setattr(settling, "owe", real_owe)
-    summary = await daily.settle(post.id)
+    summary = await daily.settling.settle(post.id)
     assert summary.answered == 1
     assert await logs(db) == [("daily", str(post.id), 1, "mx-01", False)]
     assert (await cards(db))[(1, "mx-01")].reviews == 1

@@ -16,10 +16,11 @@ from typing import Any
 from sqlalchemy import text, update
 from sqlmodel import col, select
 
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.times import utcnow
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import ANSWER_EMOJI
 from bot.services.demo_runner import DemoFailed, DemoRunner
-from bot.storage import QuizResult, QuizSession, utcnow
+from bot.storage import QuizResult, QuizSession
 from testkit.standin.driver import (
     ATTACHMENT,
     BOOLEAN,
@@ -216,12 +217,12 @@ async def test_reaction_emoji_beyond_the_choices_is_not_an_answer(
     bob = fake.users_list[0]
     async with start_bot() as bot:
         jobs, message, _post, (n, right, _) = await post_todays_question(fake, bot)
-        seen = jobs.reactions_seen
+        seen = jobs.reactions.seen.count
         # A regional letter past the last choice, and a custom emoji named like a letter.
         await fake.react(message, bob, ANSWER_EMOJI[n])
         await fake.react(message, bob, f"<:{ANSWER_EMOJI[0]}:123456789012345678>")
         await fake.react(message, bob, ANSWER_EMOJI[right])  # his real (first valid) answer
-        await asyncio.wait_for(jobs.wait_reactions_seen(seen + 2), WAIT)
+        await asyncio.wait_for(jobs.reactions.wait_seen(seen + 2), WAIT)
         async with bot.services.db.engine.connect() as conn:
             rows = (await conn.execute(text("SELECT user_id, choice FROM daily_answer"))).all()
         # The custom emoji never reaches the driver (the cog drops it): 2 events seen.

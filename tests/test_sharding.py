@@ -15,10 +15,11 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.core.errors import SetupError
 from bot.core.quizbank import SHIPPED_DIR, QuizBank
 from bot.core.settings import Settings
-from bot.services.daily import ANSWER_EMOJI, DailyService
+from bot.services.daily import DailyService
 from bot.storage import Database
 from testkit.processes import ROOT, BotProcess, bot_env, db_rows
 from testkit.standin import FakeGuild, FakeMessage
@@ -119,7 +120,7 @@ async def configure_all(db_url: str, guilds: list[FakeGuild]) -> None:
         service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
         for guild in guilds:
             channel = guild.text_channels[1]
-            await service.configure(guild.id, channel.id, time, zone, locale="en")
+            await service.configs.configure(guild.id, channel.id, time, zone, locale="en")
     finally:
         await db.close()
 

@@ -7,13 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.core.errors import UserError
-from bot.services.streaks import (
-    MIN_ANSWERED_FOR_ACCURACY,
-    Outcome,
-    Streaks,
-    StreakState,
-    apply_outcome,
-)
+from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, Outcome, StreakState, apply_outcome
+from bot.services.streaks import Streaks
 from bot.storage import Database
 from tests.support.db import seed_member_stats
 

@@ -15,9 +15,11 @@ import csv
 import io
 from collections.abc import Sequence
 
+from bot.core.analytics import ClassAnalytics, choice_text
 from bot.core.errors import SetupError
 from bot.core.quizbank import QuizBank
-from bot.services.analytics import ClassAnalytics, choice_text, class_analytics, server_today
+from bot.services.analytics import server_today
+from bot.storage.analytics import class_analytics
 
 QUESTION_HEADER = (
     "question_id",
@@ -83,7 +85,8 @@ def to_text(header: Sequence[str], rows: Sequence[Sequence[str]], max_width: int
 
 
 async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
-    from bot.storage import Database, utcnow
+    from bot.core.times import utcnow
+    from bot.storage import Database
     from bot.storage.database import EngineOptions, is_sqlite, sqlite_path
     from bot.storage.health import CONNECT_TIMEOUT_S, check_url, opening_errors, redact
 

@@ -147,7 +147,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         self.started.set()
 
     def _schedule_housekeeping(self, services: Services) -> None:
-        from bot.storage import utcnow
+        from bot.core.times import utcnow
 
         async def expire_quiz_sessions() -> None:
             # Idle sessions hold no memory (state is in the database), but their rows and

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from bot.core.analytics import ClassAnalytics
     from bot.core.quizbank import QuizBank
-    from bot.services.analytics import ClassAnalytics
     from bot.services.progress import Progress
 
 P = ParamSpec("P")

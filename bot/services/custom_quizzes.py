@@ -16,7 +16,8 @@ from bot.core.errors import UserError
 from bot.core.quizbank import Quiz, QuizBank, QuizFileError, parse_quiz
 from bot.core.quizbank.links import plain_links
 from bot.core.quizbank.loader import MAX_FILE_BYTES
-from bot.storage import CustomQuiz, Database, GuildDailyConfig, utcnow
+from bot.core.times import utcnow
+from bot.storage import CustomQuiz, Database, GuildDailyConfig
 
 log = logging.getLogger("quiztutor.custom_quizzes")
 

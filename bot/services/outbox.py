@@ -17,44 +17,16 @@ import os
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
-from enum import StrEnum
-
-from sqlalchemy import or_, update
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from datetime import datetime
 
 from bot.core.errors import PublishRefused
-from bot.storage import DailyPost, Database, Outbox, utcnow
+from bot.core.outbox import Owed, retry_delay
+from bot.core.times import utcnow
+from bot.storage import Database, Outbox
+from bot.storage import outbox as table
 from bot.storage.retry import retry_transient
 
 log = logging.getLogger("quiztutor.outbox")
-
-# A claim older than this is taken to be a process that died mid-send.
-LEASE = timedelta(seconds=120)
-FIRST_RETRY_S = 5
-MAX_RETRY_S = 600
-
-
-class Owed(StrEnum):
-    REACTIONS = "reactions"  # the answer reactions under a daily post
-    REVEAL = "reveal"  # the reply that reveals a settled daily post
-
-
-def retry_delay(attempts: int) -> timedelta:
-    """5 s, 10 s, 20 s ... capped at 10 minutes."""
-    return timedelta(seconds=min(MAX_RETRY_S, FIRST_RETRY_S * 2 ** max(0, attempts - 1)))
-
-
-def nonce(kind: str, item_id: int) -> str:
-    """Discord de-duplicates a bot's messages with the same nonce (25 characters at most)."""
-    return f"qt-{kind[:3]}-{item_id}"
-
-
-def owe(session: AsyncSession, kind: Owed, post: DailyPost, now: datetime) -> None:
-    """Record an announcement in the caller's transaction (commit it with the state change)."""
-    assert post.id is not None
-    session.add(Outbox(kind=kind.value, guild_id=post.guild_id, post_id=post.id, due_at=now))
 
 
 def process_owner() -> str:
@@ -79,80 +51,25 @@ class OutboxService:
         self.owner = owner or process_owner()
         self.senders: dict[str, Sender] = {}
 
-    # -- queries ------------------------------------------------------------------
-
     async def pending(self, guild_id: int) -> list[Outbox]:
         """Owed and not yet delivered (nor refused for good), oldest first."""
-        async with self.db.session() as session:
-            query = (
-                select(Outbox)
-                .where(
-                    col(Outbox.guild_id) == guild_id,
-                    col(Outbox.delivered_at).is_(None),
-                    col(Outbox.gave_up).is_(None),
-                )
-                .order_by(col(Outbox.id))
-            )
-            return list((await session.exec(query)).all())
+        return await table.pending(self.db, guild_id)
 
     async def item(self, kind: Owed, post_id: int) -> Outbox | None:
-        async with self.db.session() as session:
-            query = select(Outbox).where(col(Outbox.kind) == kind.value, Outbox.post_id == post_id)
-            return (await session.exec(query)).first()
-
-    async def due_ids(self) -> list[tuple[int, int]]:
-        """(item id, guild id) of what may be sent now: due, unclaimed or lease expired."""
-        now = self.clock()
-        async with self.db.session() as session:
-            query = (
-                select(Outbox.id, Outbox.guild_id)
-                .where(
-                    col(Outbox.delivered_at).is_(None),
-                    col(Outbox.gave_up).is_(None),
-                    col(Outbox.due_at) <= now,
-                    or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) < now),
-                )
-                .order_by(col(Outbox.due_at))
-                .limit(500)
-            )
-            return [(int(i), int(g)) for i, g in (await session.exec(query)).all() if i is not None]
-
-    # -- the claim and its outcomes -------------------------------------------------
-
-    async def _claim(self, item_id: int) -> Outbox | None:
-        now = self.clock()
-        async with self.db.session() as session:
-            claimed = await session.exec(
-                update(Outbox)
-                .where(
-                    col(Outbox.id) == item_id,
-                    col(Outbox.delivered_at).is_(None),
-                    col(Outbox.gave_up).is_(None),
-                    col(Outbox.due_at) <= now,
-                    or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) < now),
-                )
-                .values(claimed_by=self.owner, claimed_until=now + LEASE)
-            )
-            await session.commit()
-            if claimed.rowcount != 1:
-                return None
-            return await session.get(Outbox, item_id)
+        return await table.item(self.db, kind, post_id)
 
     async def _finish(self, item_id: int, **values: object) -> None:
-        async def step() -> None:
-            async with self.db.session() as session:
-                await session.exec(
-                    update(Outbox)
-                    .where(col(Outbox.id) == item_id, col(Outbox.claimed_by) == self.owner)
-                    .values(claimed_until=None, **values)
-                )
-                await session.commit()
-
-        await retry_transient(step, f"recording outbox item {item_id}")
+        await retry_transient(
+            lambda: table.finish(self.db, item_id, self.owner, **values),
+            f"recording outbox item {item_id}",
+        )
 
     async def deliver(self, item_id: int) -> bool:
         """Send one owed item if it is ours to send now; True when it was delivered."""
-        item = await retry_transient(lambda: self._claim(item_id), "claiming an outbox item")
+        item = await retry_transient(
+            lambda: table.claim(self.db, item_id, self.owner, self.clock()),
+            "claiming an outbox item",
+        )
         if item is None:
             return False  # delivered, refused, not due, or another process is sending it
         extra = {"guild_id": item.guild_id, "post_id": item.post_id, "kind": item.kind}
@@ -189,7 +106,10 @@ class OutboxService:
     async def pump(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:
         """Deliver everything due (this process's guilds); the number delivered."""
         delivered = 0
-        for item_id, guild_id in await retry_transient(self.due_ids, "reading the outbox"):
+        due = await retry_transient(
+            lambda: table.due_ids(self.db, self.clock()), "reading the outbox"
+        )
+        for item_id, guild_id in due:
             if owns_guild(guild_id):
                 try:
                     delivered += await self.deliver(item_id)

@@ -16,9 +16,12 @@ from sqlalchemy import case, func
 from sqlmodel import col, select
 
 from bot.core.quizbank import QuizBank
-from bot.services.review import ReviewCounts, Reviews
-from bot.services.streaks import MemberStreak, Streaks
-from bot.storage import DailyAnswer, DailyPost, Database, QuizResult, utcnow
+from bot.core.review import ReviewCounts
+from bot.core.streaks import MemberStreak
+from bot.core.times import utcnow
+from bot.services.review import Reviews
+from bot.services.streaks import Streaks
+from bot.storage import DailyAnswer, DailyPost, Database, QuizResult
 
 
 @dataclass(frozen=True)

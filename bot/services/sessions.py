@@ -19,8 +19,11 @@ from sqlmodel import col, select
 
 from bot.core.errors import UserError
 from bot.core.quizbank import Question, QuizBank, choice_order
-from bot.services.review import QUIZ, Grade, Reviews, Source, record_grades
-from bot.storage import Database, QuizResult, QuizSession, utcnow
+from bot.core.review import QUIZ, Grade, Source
+from bot.core.times import utcnow
+from bot.services.review import Reviews
+from bot.storage import Database, QuizResult, QuizSession
+from bot.storage.review_cards import record_grades
 
 DEFAULT_MAX_AGE = timedelta(hours=2)
 ACTIVE, FINISHED, STOPPED, EXPIRED = "active", "finished", "stopped", "expired"

@@ -14,7 +14,6 @@ from bot.storage.models import (
     QuizSession,
     ReviewCard,
     ReviewLog,
-    utcnow,
 )
 from bot.storage.writer import AnswerWriter, WriterClosed
 
@@ -34,5 +33,4 @@ __all__ = [
     "ReviewLog",
     "WriterClosed",
     "backup",
-    "utcnow",
 ]

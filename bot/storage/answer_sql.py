@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+
+from bot.core.times import naive_utc
 
 # Rows per multi-VALUES statement (5 bound values per row: well under SQLite's 32766
 # variables per statement and PostgreSQL's 32767 parameters).
@@ -101,13 +103,7 @@ def compile_all(dialect: sa.Dialect) -> None:
 
 def _sqlite_time(value: datetime) -> str:
     # SQLAlchemy's SQLite DateTime storage format, naive UTC (see models.UTCDateTime).
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-def _naive_utc(value: datetime) -> datetime:
-    # TIMESTAMP WITHOUT TIME ZONE holds naive UTC (see models.UTCDateTime); asyncpg
-    # takes datetime objects, never strings.
-    return value.astimezone(UTC).replace(tzinfo=None)
+    return naive_utc(value).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 def insert_rows(conn: Connection, batch: list[Pending]) -> set[tuple[int, int]]:
@@ -115,7 +111,8 @@ def insert_rows(conn: Connection, batch: list[Pending]) -> set[tuple[int, int]]:
     thread on SQLite, `AsyncConnection.run_sync` on PostgreSQL); the keys inserted."""
     inserted: set[tuple[int, int]] = set()
     dialect = conn.dialect
-    when = _sqlite_time if dialect.name == "sqlite" else _naive_utc
+    # asyncpg takes datetime objects, never strings.
+    when = _sqlite_time if dialect.name == "sqlite" else naive_utc
     with conn.begin():
         for start in range(0, len(batch), ROWS_PER_STATEMENT):
             chunk = batch[start : start + ROWS_PER_STATEMENT]

@@ -12,9 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+from bot.core.times import naive_utc, utcnow
 
 
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
@@ -22,11 +20,7 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
     cache_ok = True
 
     def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetimes are refused: pass an aware (UTC) datetime")
-        return value.astimezone(UTC).replace(tzinfo=None)
+        return None if value is None else naive_utc(value)
 
     def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
         return None if value is None else value.replace(tzinfo=UTC)

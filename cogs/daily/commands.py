@@ -13,9 +13,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.i18n import t
+from bot.core.outbox import Owed
 from bot.services.charts import class_chart
 from bot.services.daily import DailyJobs
-from bot.services.outbox import Owed
 from cogs.common import guild_locale, require_manage_guild, services_of, topic_choices
 from cogs.ui.replies import interaction_locale, send_ephemeral
 from cogs.ui.style import EMBED_FIELD_MAX, clip, discord_time, message_link
@@ -65,7 +65,7 @@ class DailyCommands(commands.Cog):
         guild_id = interaction.guild_id
         locale = interaction_locale(interaction)
         daily = services_of(interaction).daily
-        config = await daily.config(guild_id)
+        config = await daily.configs.get(guild_id)
         notice = None
         if (
             config is not None
@@ -74,7 +74,7 @@ class DailyCommands(commands.Cog):
             and not config.admin_notified
         ):
             notice = disabled_notice(config, locale)
-            await daily.mark_admin_notified(guild_id)
+            await daily.configs.mark_admin_notified(guild_id)
         return guild_id, locale, notice
 
     @staticmethod
@@ -116,7 +116,7 @@ class DailyCommands(commands.Cog):
     ) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         services = services_of(interaction)
-        config = await services.daily.configure(
+        config = await services.daily.configs.configure(
             guild_id,
             channel.id,
             time,
@@ -127,7 +127,7 @@ class DailyCommands(commands.Cog):
             repeat_after=repeat_after,
         )
         self._jobs().schedule_guild(config)
-        status = await services.daily.status(guild_id)
+        status = await services.daily.configs.status(guild_id)
         assert status is not None and status.next_post_at is not None
         reveal = (
             t("daily.reveal_hours", locale, hours=config.reveal_after_hours)
@@ -168,7 +168,7 @@ class DailyCommands(commands.Cog):
     @daily.command(name="status", description="Show the daily question settings")
     async def status(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
-        status = await services_of(interaction).daily.status(guild_id)
+        status = await services_of(interaction).daily.configs.status(guild_id)
         if status is None:
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
@@ -181,7 +181,7 @@ class DailyCommands(commands.Cog):
         for item in await self._jobs().outbox.pending(guild_id):
             if item.attempts == 0:
                 continue  # being sent right now
-            post = await self._jobs().daily.post(item.post_id)
+            post = await self._jobs().daily.posts.get(item.post_id)
             if post is None:
                 continue
             lines.append(
@@ -201,7 +201,7 @@ class DailyCommands(commands.Cog):
     @daily.command(name="off", description="Stop the daily question")
     async def off(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
-        if not await services_of(interaction).daily.disable(guild_id):
+        if not await services_of(interaction).daily.configs.disable(guild_id):
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
         self._jobs().unschedule_guild(guild_id)
@@ -212,7 +212,7 @@ class DailyCommands(commands.Cog):
     async def now(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         daily = services_of(interaction).daily
-        config = await daily.config(guild_id)
+        config = await daily.configs.get(guild_id)
         if config is None:
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
@@ -225,9 +225,9 @@ class DailyCommands(commands.Cog):
         result = await self._jobs().post_today(guild_id)
         post = result.post
         if result.refused is not None:
-            config = await daily.config(guild_id)
+            config = await daily.configs.get(guild_id)
             assert config is not None
-            await daily.mark_admin_notified(guild_id)
+            await daily.configs.mark_admin_notified(guild_id)
             await self._reply(interaction, notice, disabled_notice(config, locale))
         elif post is None:
             await self._reply(interaction, notice, t("daily.not_posted", locale))
@@ -255,11 +255,11 @@ class DailyCommands(commands.Cog):
         guild_id, locale, notice = await self._admin(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)  # the chart takes a while
         services = services_of(interaction)
-        overview = await services.daily.guild_overview(guild_id)
+        overview = await services.daily.stats.guild_overview(guild_id)
         if not overview.days:
             await self._reply(interaction, notice, t("daily.stats_empty", locale))
             return
-        analytics = await services.daily.class_analytics(guild_id)
+        analytics = await services.daily.stats.class_analytics(guild_id)
         png = await services.charts.draw(class_chart, analytics, locale)
         embed = add_class_analytics(
             stats_embed(overview, locale), analytics, services.bank, locale, chart=True

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.services.daily import EMOJI_CHOICE, DailyJobs
+from bot.core.daily.reactions import EMOJI_CHOICE
+from bot.services.daily import DailyJobs
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
@@ -37,7 +38,7 @@ class DailyCog(commands.Cog):
                 services.daily, self.publisher, services.scheduler, owns_guild=bot.owns_guild
             )
             if bot.user is not None:
-                self.jobs.bot_user_id = bot.user.id
+                self.jobs.reactions.bot_user_id = bot.user.id
 
     def _jobs(self) -> DailyJobs:
         if self.jobs is None:
@@ -49,7 +50,7 @@ class DailyCog(commands.Cog):
         # Once per process (setup_hook), unlike on_ready which fires on every reconnect.
         jobs = self._jobs()
         if self.bot.user is not None:
-            jobs.bot_user_id = self.bot.user.id
+            jobs.reactions.bot_user_id = self.bot.user.id
         try:
             await jobs.start()
         except Exception:
@@ -68,7 +69,7 @@ class DailyCog(commands.Cog):
             return
         await jobs.started.wait()
         try:
-            recovered = await jobs.recover_all()
+            recovered = await jobs.reactions.recover_all()
         except Exception:
             log.exception("re-reading daily reactions after a new gateway session failed")
             return
@@ -86,12 +87,12 @@ class DailyCog(commands.Cog):
             return
         choice = EMOJI_CHOICE.get(payload.emoji.name)
         try:
-            if choice is not None and jobs.grade_and_queue(
+            if choice is not None and jobs.reactions.grade_and_queue(
                 payload.message_id, payload.user_id, choice
             ):
                 return
         except Exception:
             log.exception("the fast reaction path failed; grading on the awaited path")
-        await jobs.on_reaction(
+        await jobs.reactions.on_reaction(
             payload.message_id, payload.channel_id, payload.user_id, payload.emoji.name
         )

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
 from bot.core.i18n import t
 from bot.core.quizbank import Question
-from bot.services.daily import ANSWER_EMOJI, RevealSummary
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.ui.buttons import ShowDemoButton
 

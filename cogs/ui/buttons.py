@@ -18,8 +18,8 @@ from bot.core.cooldowns import Cooldown
 from bot.core.errors import UserError
 from bot.core.i18n import SUPPORTED_LOCALES, t
 from bot.core.quizbank import QuizBank
+from bot.core.streaks import LEADERBOARD_ORDERS
 from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
-from bot.services.streaks import LEADERBOARD_ORDERS
 from cogs.common import services_of
 from cogs.ui.embeds import (
     answered_embed,

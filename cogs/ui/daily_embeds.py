@@ -7,12 +7,14 @@ from datetime import date
 
 import discord
 
+from bot.core.analytics import ClassAnalytics, GuildOverview, choice_text
+from bot.core.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
+from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import RevealSummary
 from bot.core.errors import StopReason
 from bot.core.i18n import t
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
-from bot.services.analytics import ClassAnalytics, choice_text
-from bot.services.daily import ANSWER_EMOJI, DailyStatus, GuildOverview, RevealSummary
-from bot.services.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
+from bot.services.daily import DailyStatus
 from bot.storage import GuildDailyConfig
 from cogs.ui.embeds import choice_lines
 from cogs.ui.style import (

@@ -10,9 +10,9 @@ import discord
 
 from bot.core.i18n import t
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.review import ReviewCounts
+from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from bot.services.progress import Progress
-from bot.services.review import ReviewCounts
-from bot.services.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,

@@ -10,8 +10,9 @@ from typing import Any
 
 from sqlmodel import select
 
+from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import ANSWER_EMOJI, DailyJobs
+from bot.services.daily import DailyJobs
 from bot.storage import DailyAnswer, DailyPost
 from testkit.standin import FakeMessage
 from testkit.standin.server import FakeDiscord

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
 from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyJobs, DailyService, RevealSummary
+from bot.services.daily import DailyJobs, DailyService
 from bot.storage import DailyPost, Database, GuildDailyConfig
 from testkit.times import Clock
 
@@ -122,7 +123,7 @@ async def make_jobs(
         scheduler.start(paused=True)
         schedulers.append(scheduler)
         jobs = DailyJobs(daily, publisher, scheduler, clock=clock)
-        jobs.bot_user_id = BOT
+        jobs.reactions.bot_user_id = BOT
         return jobs
 
     yield make
@@ -143,10 +144,10 @@ async def configure(daily: DailyService, guild_id: int = G1, **kw: Any) -> Guild
         "topic": "mixed",
     }
     values.update(kw)
-    return await daily.configure(guild_id, **values)
+    return await daily.configs.configure(guild_id, **values)
 
 
 async def post_of(daily: DailyService, guild_id: int, day: date) -> DailyPost:
-    post = await daily.post_for_day(guild_id, day)
+    post = await daily.posts.for_day(guild_id, day)
     assert post is not None and post.id is not None and post.message_id is not None
     return post

@@ -9,41 +9,38 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
+from bot.core.i18n import DEFAULT_LOCALE
+from bot.core.outbox import nonce
 from bot.services.daily.publisher import DailyPublisher
 from bot.services.daily.service import DailyService
-from bot.services.daily.settling import RevealSummary
-from bot.services.outbox import OutboxService, nonce
-from bot.storage import (
-    DailyPost,
-    Outbox,
-)
+from bot.storage import DailyPost, Outbox
 
 log = logging.getLogger("quiztutor.daily")
 
 
 class Announcements:
-    """The outbox's senders (a part of `DailyJobs`)."""
+    """The outbox's senders for the daily question."""
 
-    daily: DailyService
-    publisher: DailyPublisher
-    outbox: OutboxService
-    owns_guild: Callable[[int], bool]
-
-    def unschedule_guild(self, guild_id: int) -> None:
-        raise NotImplementedError  # DailyJobs
+    def __init__(
+        self,
+        daily: DailyService,
+        publisher: DailyPublisher,
+        stop_schedule: Callable[[int], None],
+    ) -> None:
+        self.daily = daily
+        self.publisher = publisher
+        self.stop_schedule = stop_schedule  # a guild's schedule, once Discord refused for good
 
     async def _owed_post(self, item: Outbox) -> DailyPost:
-        async with self.daily.db.session() as session:
-            post = await session.get(DailyPost, item.post_id)
+        post = await self.daily.posts.get(item.post_id)
         if post is None or post.message_id is None:
-            raise PublishRefused(
-                StopReason.NOT_FOUND
-            )  # deleted with its guild's data: nothing to say
+            # Deleted with its guild's data: nothing to say.
+            raise PublishRefused(StopReason.NOT_FOUND)
         return post
 
-    async def _send_reactions(self, item: Outbox) -> int | None:
-        assert item.id is not None
+    async def send_reactions(self, item: Outbox) -> int | None:
         post = await self._owed_post(item)
         assert post.message_id is not None
         try:
@@ -53,8 +50,8 @@ class Announcements:
                 # Today's question stays open (members can add the reactions themselves),
                 # but a channel where the bot may not react is not a working setup: stop
                 # the schedule and let the next admin command say how to fix it.
-                await self.daily.disable(post.guild_id, reason=refused.reason)
-                self.unschedule_guild(post.guild_id)
+                await self.daily.configs.disable(post.guild_id, reason=refused.reason)
+                self.stop_schedule(post.guild_id)
                 log.warning(
                     "Discord refused the answer reactions; schedule disabled",
                     extra={"guild_id": post.guild_id, "message_id": post.message_id},
@@ -62,19 +59,12 @@ class Announcements:
             raise  # a deleted post (404) is given up too; tomorrow's post still goes out
         return None
 
-    async def _send_reveal(self, item: Outbox) -> int | None:
+    async def send_reveal(self, item: Outbox) -> int | None:
         assert item.id is not None
         post = await self._owed_post(item)
         if post.summary is None:
             raise PublishRefused(StopReason.NOT_FOUND)
-        config = await self.daily.config(post.guild_id)
-        locale = config.locale if config is not None else "id"
+        config = await self.daily.configs.get(post.guild_id)
+        locale = config.locale if config is not None else DEFAULT_LOCALE
         summary = RevealSummary.from_json(post.summary)
         return await self.publisher.reveal(post, summary, locale, nonce(item.kind, item.id))
-
-    async def run_outbox_job(self) -> int:
-        try:
-            return await self.outbox.pump(self.owns_guild)
-        except Exception:
-            log.exception("outbox delivery failed")
-            return 0

@@ -11,7 +11,7 @@ Jobs (all in the scheduler's in-memory store, re-created at every start):
   post") and then posts today's.
 * `daily-reveal:{post_id}`: a DateTrigger at the post's reveal time.
 
-Start-up (`start`, run once per process from the cog's `services_ready` listener):
+Start-up (`start`, run once per process when the bot's services are up):
 read the reactions of open posts made while the bot was away, reveal what is
 overdue, re-create the reveal jobs, register the guild jobs and make missed posts
 whose day is not over (`should_catch_up`).
@@ -31,7 +31,9 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused
+from bot.core.outbox import Owed, nonce
 from bot.core.schedule import (
     DailySchedule,
     local_day,
@@ -39,18 +41,14 @@ from bot.core.schedule import (
     reveal_at,
     should_catch_up,
 )
+from bot.core.times import utcnow
 from bot.services.daily.announcements import Announcements
-from bot.services.daily.config import schedule_for
+from bot.services.daily.configs import schedule_for
 from bot.services.daily.publisher import DailyPublisher
-from bot.services.daily.reactions import AwaitableCount, LiveReactions
+from bot.services.daily.reactions import ReactionHandler
 from bot.services.daily.service import DailyService
-from bot.services.daily.settling import RevealSummary
-from bot.services.outbox import OutboxService, Owed, nonce
-from bot.storage import (
-    DailyPost,
-    GuildDailyConfig,
-    utcnow,
-)
+from bot.services.outbox import OutboxService
+from bot.storage import DailyPost, GuildDailyConfig
 from bot.storage.retry import retry_transient
 
 log = logging.getLogger("quiztutor.daily")
@@ -91,11 +89,12 @@ def post_trigger(schedule: DailySchedule) -> CronTrigger:
     )
 
 
-class DailyJobs(LiveReactions, Announcements):
+class DailyJobs:
     """`jobs = DailyJobs(daily, publisher, scheduler); await jobs.start()`.
 
     `scheduler` may be None (tests, benchmarks): job functions are then only called
-    directly. `clock` returns aware UTC datetimes.
+    directly. `clock` returns aware UTC datetimes. Answer reactions go to
+    `jobs.reactions`; what the outbox sends is `jobs.announcements`.
     """
 
     def __init__(
@@ -112,24 +111,21 @@ class DailyJobs(LiveReactions, Announcements):
         self.daily = daily
         # What is owed to channels (answer reactions, reveals) until Discord has it.
         self.outbox = outbox or OutboxService(daily.db, clock=clock)
-        self.outbox.senders[Owed.REACTIONS] = self._send_reactions
-        self.outbox.senders[Owed.REVEAL] = self._send_reveal
+        self.announcements = Announcements(daily, publisher, self.unschedule_guild)
+        self.outbox.senders[Owed.REACTIONS] = self.announcements.send_reactions
+        self.outbox.senders[Owed.REVEAL] = self.announcements.send_reveal
         # With several bot processes (shards split across hosts) each one schedules only
         # the guilds of its own shards; the UNIQUE(guild_id, day) claim stays the backstop.
         self.owns_guild = owns_guild
         self.publisher = publisher
         self.scheduler = scheduler
         self.clock = clock
-        self.bot_user_id: int | None = None
         self._post_slots = asyncio.Semaphore(max_concurrent_posts)
         # Serialises the decisions of one guild in this process (job vs /daily now).
         self._guild_locks: dict[int, asyncio.Lock] = {}
         self._revealing: set[int] = set()
         self.started = asyncio.Event()
-        # Reaction events seen by `on_reaction` (counted or ignored), for tests and benchmarks.
-        self._reactions_seen = AwaitableCount()
-        # Completed passes of reading open posts' reactions (start-up and new sessions).
-        self.recoveries = AwaitableCount()
+        self.reactions = ReactionHandler(daily, publisher, owns_guild)
 
     def schedule_guild(self, config: GuildDailyConfig) -> None:
         if self.scheduler is None:
@@ -191,7 +187,7 @@ class DailyJobs(LiveReactions, Announcements):
                     coalesce=True,
                     max_instances=1,
                 )
-            configs = [c for c in await self.daily.enabled_configs() if self.owns_guild(c.guild_id)]
+            configs = [c for c in await self.daily.configs.enabled() if self.owns_guild(c.guild_id)]
             # Cheap and first: the day's posts must not wait for the slow REST reads below.
             for index, config in enumerate(configs, start=1):
                 self.schedule_guild(config)
@@ -199,14 +195,14 @@ class DailyJobs(LiveReactions, Announcements):
                     # ~0.3 ms per job: with thousands of guilds, let the gateway and
                     # interactions run between chunks instead of stalling READY.
                     await asyncio.sleep(0)
-            await self.recover_all()
-            for post in await self.daily.due_reveals(now):
+            await self.reactions.recover_all()
+            for post in await self.daily.posts.due_reveals(now):
                 if self.owns_guild(post.guild_id):
                     await self._reveal_logged(post.id, post.guild_id)
-            for post in await self.daily.open_posts():
+            for post in await self.daily.posts.open():
                 if self.owns_guild(post.guild_id):
                     self.schedule_reveal(post)
-            last_days = await self.daily.last_post_days()
+            last_days = await self.daily.posts.last_post_days()
             await asyncio.gather(
                 *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
             )
@@ -228,7 +224,7 @@ class DailyJobs(LiveReactions, Announcements):
     async def run_post_job(self, guild_id: int) -> None:
         """The cron job of one guild: reveal the previous question, post today's."""
         try:
-            config = await self.daily.config(guild_id)
+            config = await self.daily.configs.get(guild_id)
             if config is None or not config.enabled:
                 self.unschedule_guild(guild_id)
                 return
@@ -243,14 +239,14 @@ class DailyJobs(LiveReactions, Announcements):
         answer before today's question.
         """
         async with self._lock(guild_id):
-            config = await self.daily.config(guild_id)
+            config = await self.daily.configs.get(guild_id)
             if config is None:
                 return PostResult(None, False)
             now = self.clock()
             schedule = schedule_for(config)
             today = local_day(now, schedule.tz)
             await self._reveal_before(guild_id, today, now)
-            existing = await self.daily.post_for_day(guild_id, today)
+            existing = await self.daily.posts.for_day(guild_id, today)
             if existing is not None:
                 return PostResult(existing, False)
             if scheduled and now >= reveal_at(today, schedule):
@@ -270,15 +266,15 @@ class DailyJobs(LiveReactions, Announcements):
 
     async def _publish(self, config: GuildDailyConfig, day: date, reveal: datetime) -> PostResult:
         guild_id = config.guild_id
-        choice = await self.daily.choose_daily(
+        choice = await self.daily.posts.choose(
             guild_id, day, config.topic, config.repeat_after_days
         )
         question_id = choice.question_id
-        post = await self.daily.claim_post(
+        post = await self.daily.posts.claim(
             guild_id, day, question_id, config.channel_id, reveal, choice.reason.to_dict()
         )
         if post is None:  # another process (or a restarted one) has the day
-            return PostResult(await self.daily.post_for_day(guild_id, day), False)
+            return PostResult(await self.daily.posts.for_day(guild_id, day), False)
         assert post.id is not None
         post_id = post.id
         async with self._post_slots:
@@ -288,9 +284,9 @@ class DailyJobs(LiveReactions, Announcements):
                 )
             except PublishRefused as refused:
                 await retry_transient(
-                    lambda: self.daily.release_claim(post_id), "releasing a daily claim"
+                    lambda: self.daily.posts.release_claim(post_id), "releasing a daily claim"
                 )
-                await self.daily.disable(guild_id, reason=refused.reason)
+                await self.daily.configs.disable(guild_id, reason=refused.reason)
                 self.unschedule_guild(guild_id)
                 log.warning(
                     "Discord refused the daily post; schedule disabled",
@@ -305,13 +301,13 @@ class DailyJobs(LiveReactions, Announcements):
                 # Nothing was posted (as far as we know): free the day for a retry. A
                 # cancellation (shutdown) keeps the claim: the message may be out already.
                 await retry_transient(
-                    lambda: self.daily.release_claim(post_id), "releasing a daily claim"
+                    lambda: self.daily.posts.release_claim(post_id), "releasing a daily claim"
                 )
                 raise
             # The message is in the channel: its id must be recorded, however busy the
             # database is (the answer reactions are owed in the same transaction).
             post = await retry_transient(
-                lambda: self.daily.set_message(post_id, message_id), "recording a daily post"
+                lambda: self.daily.posts.set_message(post_id, message_id), "recording a daily post"
             )
             self.schedule_reveal(post)
             await self.outbox.deliver_for_post(Owed.REACTIONS, post_id)
@@ -336,13 +332,13 @@ class DailyJobs(LiveReactions, Announcements):
             return None
 
     async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
-        for post in await self.daily.unsettled_before(guild_id, today, now):
+        for post in await self.daily.posts.unsettled_before(guild_id, today, now):
             await self._reveal_logged(post.id, guild_id)
 
     async def reveal_open(self, guild_id: int) -> RevealSummary | None:
         """`/daily reveal`: close the guild's open question now (the latest, if several)."""
         summary = None
-        for post in await self.daily.unsettled(guild_id):
+        for post in await self.daily.posts.unsettled(guild_id):
             assert post.id is not None
             summary = await self.reveal(post.id)
         return summary
@@ -353,15 +349,14 @@ class DailyJobs(LiveReactions, Announcements):
             return None
         self._revealing.add(post_id)
         try:
-            async with self.daily.db.session() as session:
-                post = await session.get(DailyPost, post_id)
+            post = await self.daily.posts.get(post_id)
             if post is None or post.settled:
                 return None
             if not self.started.is_set() and post.message_id is not None:
                 # A job fired while start-up still reads reactions: read this post's first.
-                await self.recover(post)
+                await self.reactions.recover(post)
             summary = await retry_transient(
-                lambda: self.daily.settle(post_id), "settling a daily post"
+                lambda: self.daily.settling.settle(post_id), "settling a daily post"
             )
             self._remove_job(reveal_job_id(post_id))
             if post.message_id is not None:
@@ -370,3 +365,10 @@ class DailyJobs(LiveReactions, Announcements):
             return summary
         finally:
             self._revealing.discard(post_id)
+
+    async def run_outbox_job(self) -> int:
+        try:
+            return await self.outbox.pump(self.owns_guild)
+        except Exception:
+            log.exception("outbox delivery failed")
+            return 0

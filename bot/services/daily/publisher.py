@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Protocol
 
-from bot.services.daily.settling import RevealSummary
+from bot.core.daily.types import RevealSummary
 from bot.storage import (
     DailyPost,
     GuildDailyConfig,

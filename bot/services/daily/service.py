@@ -1,20 +1,44 @@
-"""The daily question service: one object over the parts (configuration, posts, grading,
-settling, statistics), Discord-free, used by the scheduler driver and the cog.
+"""The daily question service, Discord-free: its parts built once over one shared state.
+
+`daily = DailyService(db, bank); await daily.start(); ...; await daily.close()`, then
+`daily.configs` (`/daily setup|off|status`), `daily.posts` (the post lifecycle),
+`daily.answers` (grading), `daily.settling` (closing a day) and `daily.stats`.
 """
 
 from __future__ import annotations
 
-from bot.services.daily.config import DailyConfigs
+from collections.abc import Callable
+from datetime import datetime
+
+from bot.core.quizbank import QuizBank
+from bot.core.times import utcnow
+from bot.services.daily.answers import DailyAnswers
+from bot.services.daily.configs import DailyConfigs
+from bot.services.daily.open_posts import OpenPosts
+from bot.services.daily.posts import DailyPosts
 from bot.services.daily.settling import DailySettling
 from bot.services.daily.stats import DailyStats
+from bot.storage import AnswerWriter, Database
 
 
-class DailyService(DailyConfigs, DailySettling, DailyStats):
-    """`service = DailyService(db, bank); await service.start(); ...; await service.close()`."""
+class DailyService:
+    def __init__(
+        self, db: Database, bank: QuizBank, clock: Callable[[], datetime] = utcnow
+    ) -> None:
+        self.db = db
+        self.bank = bank
+        self.clock = clock
+        self.writer = AnswerWriter(db)
+        self.open_posts = OpenPosts()
+        self.configs = DailyConfigs(db, bank, clock, self.open_posts)
+        self.posts = DailyPosts(db, bank, clock, self.open_posts)
+        self.answers = DailyAnswers(db, bank, clock, self.open_posts, self.writer)
+        self.settling = DailySettling(db, clock, self.open_posts, self.writer, self.answers)
+        self.stats = DailyStats(db, clock)
 
     async def start(self) -> None:
         await self.writer.start()
-        await self.refresh_cache()
+        await self.answers.refresh_cache()
 
     async def close(self) -> None:
         await self.writer.close()

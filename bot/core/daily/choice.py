@@ -1,6 +1,6 @@
 """Which question a server gets today: the one its active members are weakest at.
 
-The rule (`choose`, pure):
+The rule (`choose`):
 1. The pool is the server's visible questions (custom quizzes only in their own server).
    Questions posted in that server in the last K days (`repeat_after_days`, default 30)
    are left out; K is capped at the pool's size minus one, so a daily rhythm always has
@@ -19,7 +19,6 @@ The reason (`Reason.to_dict()`) is stored on the post, and `/daily status` shows
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
@@ -27,14 +26,10 @@ from typing import Any, cast
 
 from fsrs import Card
 from fsrs.card import CardDict
-from sqlalchemy import Integer, case, func
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.core.errors import UserError
+from bot.core.review import SCHEDULER
 from bot.core.schedule import choose_question
-from bot.services.review import SCHEDULER
-from bot.storage import DailyAnswer, DailyPost, ReviewCard
 
 REPEAT_AFTER_DEFAULT = 30
 REPEAT_AFTER_MIN, REPEAT_AFTER_MAX = 1, 365
@@ -147,69 +142,10 @@ def recent_questions(history: Sequence[tuple[date, str]], day: date, window: int
     return {q for d, q in history if since <= d < day}
 
 
-async def history_of(session: AsyncSession, guild_id: int, day: date) -> list[tuple[date, str]]:
-    rows = await session.exec(
-        select(col(DailyPost.day), col(DailyPost.question_id))
-        .where(DailyPost.guild_id == guild_id, DailyPost.day < day)
-        .order_by(col(DailyPost.day))
-    )
-    return [(d, q) for d, q in rows.all()]
-
-
-async def signals_of(
-    session: AsyncSession, guild_id: int, questions: Sequence[str], now: datetime
-) -> tuple[int, dict[str, Signal]]:
-    """(active members, their signal per question) for the questions given."""
-    active = (
-        select(DailyAnswer.user_id)
-        .join(DailyPost, col(DailyPost.id) == col(DailyAnswer.post_id))
-        .where(
-            DailyPost.guild_id == guild_id,
-            col(DailyAnswer.answered_at) >= now - timedelta(days=ACTIVE_DAYS),
-        )
-        .distinct()
-    )
-    members = (await session.exec(select(func.count()).select_from(active.subquery()))).one()
-    if not members or not questions:
-        return members, {}
-    cards = await session.exec(
-        select(ReviewCard.question_id, ReviewCard.card).where(
-            col(ReviewCard.user_id).in_(active), col(ReviewCard.question_id).in_(questions)
-        )
-    )
-    # ~1.6 µs a card: a big server's cards (1,000 members x 300 questions) off the loop.
-    signals = await asyncio.to_thread(_mean_recalls, cards.all(), now)
-    rest = [q for q in questions if q not in signals]
-    if rest:
-        signals.update(await _accuracy(session, guild_id, rest, active))
-    return members, signals
-
-
-def _mean_recalls(rows: Sequence[tuple[str, Any]], now: datetime) -> dict[str, Signal]:
+def mean_recalls(rows: Sequence[tuple[str, Any]], now: datetime) -> dict[str, Signal]:
     """The mean fsrs retrievability now of each question's cards."""
     recalls: dict[str, list[float]] = {}
     for question_id, data in rows:
         card = Card.from_dict(cast(CardDict, data))
         recalls.setdefault(question_id, []).append(SCHEDULER.get_card_retrievability(card, now))
     return {q: Signal(sum(r) / len(r), CARDS, len(r)) for q, r in recalls.items()}
-
-
-async def _accuracy(
-    session: AsyncSession, guild_id: int, questions: Sequence[str], active: Any
-) -> dict[str, Signal]:
-    """The active members' accuracy per question in this server's daily answers."""
-    rows = await session.exec(
-        select(
-            DailyPost.question_id,
-            func.count(),
-            func.sum(case((col(DailyAnswer.correct), 1), else_=0), type_=Integer),
-        )
-        .join(DailyPost, col(DailyPost.id) == col(DailyAnswer.post_id))
-        .where(
-            DailyPost.guild_id == guild_id,
-            col(DailyPost.question_id).in_(questions),
-            col(DailyAnswer.user_id).in_(active),
-        )
-        .group_by(col(DailyPost.question_id))
-    )
-    return {q: Signal(right / total, ANSWERS, total) for q, total, right in rows.all() if total}

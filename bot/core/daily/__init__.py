@@ -1,0 +1,1 @@
+"""The daily question's rules and types (Discord-free, database-free)."""

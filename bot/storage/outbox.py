@@ -1,0 +1,89 @@
+"""The outbox table: what is owed, the lease that lets one process send an item, and the
+recorded outcome. The delivery loop is `bot.services.outbox`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import or_, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.core.outbox import LEASE, Owed
+from bot.storage.database import Database
+from bot.storage.models import DailyPost, Outbox
+
+
+def owe(session: AsyncSession, kind: Owed, post: DailyPost, now: datetime) -> None:
+    """Record an announcement in the caller's transaction (commit it with the state change)."""
+    assert post.id is not None
+    session.add(Outbox(kind=kind.value, guild_id=post.guild_id, post_id=post.id, due_at=now))
+
+
+async def pending(db: Database, guild_id: int) -> list[Outbox]:
+    """Owed and not yet delivered (nor refused for good), oldest first."""
+    async with db.session() as session:
+        query = (
+            select(Outbox)
+            .where(
+                col(Outbox.guild_id) == guild_id,
+                col(Outbox.delivered_at).is_(None),
+                col(Outbox.gave_up).is_(None),
+            )
+            .order_by(col(Outbox.id))
+        )
+        return list((await session.exec(query)).all())
+
+
+async def item(db: Database, kind: Owed, post_id: int) -> Outbox | None:
+    async with db.session() as session:
+        query = select(Outbox).where(col(Outbox.kind) == kind.value, Outbox.post_id == post_id)
+        return (await session.exec(query)).first()
+
+
+async def due_ids(db: Database, now: datetime, limit: int = 500) -> list[tuple[int, int]]:
+    """(item id, guild id) of what may be sent now: due, unclaimed or lease expired."""
+    async with db.session() as session:
+        query = (
+            select(Outbox.id, Outbox.guild_id)
+            .where(
+                col(Outbox.delivered_at).is_(None),
+                col(Outbox.gave_up).is_(None),
+                col(Outbox.due_at) <= now,
+                or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) < now),
+            )
+            .order_by(col(Outbox.due_at))
+            .limit(limit)
+        )
+        return [(int(i), int(g)) for i, g in (await session.exec(query)).all() if i is not None]
+
+
+async def claim(db: Database, item_id: int, owner: str, now: datetime) -> Outbox | None:
+    """Take the lease on a due item; None when it is done, not due, or another's lease holds."""
+    async with db.session() as session:
+        claimed = await session.exec(
+            update(Outbox)
+            .where(
+                col(Outbox.id) == item_id,
+                col(Outbox.delivered_at).is_(None),
+                col(Outbox.gave_up).is_(None),
+                col(Outbox.due_at) <= now,
+                or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) < now),
+            )
+            .values(claimed_by=owner, claimed_until=now + LEASE)
+        )
+        await session.commit()
+        if claimed.rowcount != 1:
+            return None
+        return await session.get(Outbox, item_id)
+
+
+async def finish(db: Database, item_id: int, owner: str, **values: object) -> None:
+    """Record an outcome of the item this owner holds, and release the lease."""
+    async with db.session() as session:
+        await session.exec(
+            update(Outbox)
+            .where(col(Outbox.id) == item_id, col(Outbox.claimed_by) == owner)
+            .values(claimed_until=None, **values)
+        )
+        await session.commit()
