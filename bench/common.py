@@ -348,7 +348,7 @@ async def demo_bot() -> DemoBot:
         bot = await stack.enter_async_context(
             running_bot(fake, tmp, sync=True, demo_worker=True, demo_device="cpu")
         )
-        await asyncio.wait_for(bot._demo_warmup, 180)  # type: ignore[attr-defined]
+        await asyncio.wait_for(bot.services.demo_warmup, 180)
         _shared = (stack, DemoBot(fake, bot, tmp, time.perf_counter() - start))
     return _shared[1]
 

@@ -17,15 +17,15 @@ from discord.ext import commands
 from bot.core.errors import UserError
 from bot.core.i18n import t
 from bot.core.quizbank import Quiz, pick_locale
-from bot.core.quizbank.loader import MAX_FILE_BYTES
+from bot.core.quizbank.parse import MAX_FILE_BYTES
 from bot.services.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     add_custom_quiz,
     guild_quiz_ids,
     remove_custom_quiz,
 )
-from cogs.common import require_manage_guild, services_of
-from cogs.ui.replies import error_text, interaction_locale, log_context, send_ephemeral
+from cogs.common import interaction_locale, manage_server, services_of
+from cogs.ui.replies import error_text, log_context, send_ephemeral
 from cogs.ui.style import BRAND_COLOUR
 
 log = logging.getLogger("quiztutor.admin")
@@ -34,8 +34,7 @@ MAX_TITLE_CHARS = 60
 
 
 def _guild_id(interaction: discord.Interaction) -> int:
-    require_manage_guild(interaction)
-    assert interaction.guild_id is not None  # require_manage_guild refuses DMs
+    assert interaction.guild_id is not None  # `manage_server` refuses DMs
     return interaction.guild_id
 
 
@@ -57,6 +56,7 @@ class AdminCog(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
 
+    @manage_server
     @quizadmin.command(name="add", description="Add or replace a quiz from a YAML file")
     @app_commands.describe(file="A quiz file (.yaml), see quiztutor validate")
     async def add(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
@@ -91,6 +91,7 @@ class AdminCog(commands.Cog):
             extra={**log_context(interaction), "quiz_id": quiz.id, "replaced": replaced},
         )
 
+    @manage_server
     @quizadmin.command(name="remove", description="Remove one of this server's quizzes")
     @app_commands.describe(quiz_id="The quiz id")
     async def remove(self, interaction: discord.Interaction, quiz_id: str) -> None:
@@ -113,6 +114,7 @@ class AdminCog(commands.Cog):
         wanted = current.lower().strip()
         return [app_commands.Choice(name=i, value=i) for i in ids if wanted in i][:25]
 
+    @manage_server
     @quizadmin.command(name="list", description="List the quizzes")
     async def list_quizzes(self, interaction: discord.Interaction) -> None:
         guild_id = _guild_id(interaction)

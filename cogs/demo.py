@@ -14,7 +14,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.cooldowns import Cooldown
 from cogs.ui.buttons import run_demo_for
 from experiments.catalog import CATALOG
 
@@ -28,8 +27,6 @@ DEMO_CHOICES = [
 class DemoCog(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-        settings = getattr(bot, "settings", None)
-        self.cooldown = Cooldown(settings.demo_cooldown_s if settings else 30.0)
 
     @app_commands.command(
         name="demo", description="Run a small torch experiment that shows the point"

@@ -15,8 +15,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.i18n import t
-from cogs.common import CommandTranslator
-from cogs.ui.replies import interaction_locale, send_ephemeral
+from bot.discord.translator import CommandTranslator
+from cogs.common import interaction_locale
+from cogs.ui.replies import send_ephemeral
 from cogs.ui.style import BRAND_COLOUR
 
 Command = app_commands.Command | app_commands.Group

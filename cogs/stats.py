@@ -10,6 +10,8 @@ message's language, so they keep working after a restart and anyone can page.
 from __future__ import annotations
 
 import io
+import re
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -17,16 +19,19 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.core.errors import UserError
-from bot.core.i18n import t
+from bot.core.i18n import SUPPORTED_LOCALES, t
+from bot.core.streaks import LEADERBOARD_ORDERS
 from bot.services.charts import accuracy_png, progress_bars
-from cogs.common import services_of
-from cogs.ui.buttons import render_page
-from cogs.ui.embeds import progress_embed, streak_embed
-from cogs.ui.replies import interaction_locale, send_ephemeral
+from cogs.common import interaction_locale, services_of
+from cogs.ui.buttons import PersistentButton
+from cogs.ui.embeds import empty_text, leaderboard_embed, progress_embed, streak_embed
+from cogs.ui.replies import send_ephemeral
 
 PROGRESS_CHART = "progress.png"
-
-# Page numbers in custom ids are bounded so a forged id cannot ask for a huge OFFSET.
+PER_PAGE = 10
+# Page numbers travel in custom ids (4 digits at most): a forged id cannot ask for a huge
+# OFFSET, and a board this long is clamped.
+MAX_PAGE = 9999
 
 ORDER_CHOICES = [
     app_commands.Choice(name=locale_str("current streak"), value="streak"),
@@ -34,6 +39,72 @@ ORDER_CHOICES = [
     app_commands.Choice(name=locale_str("correct answers"), value="correct"),
     app_commands.Choice(name=locale_str("accuracy"), value="accuracy"),
 ]
+
+
+class PageButton(
+    PersistentButton,
+    template=(
+        rf"lb:(?P<by>{'|'.join(LEADERBOARD_ORDERS)}):(?P<page>[0-9]{{1,4}})"
+        rf":(?P<locale>{'|'.join(SUPPORTED_LOCALES)})"
+    ),
+):
+    """Shows page `page` of the `by` leaderboard when clicked; the locale keeps the
+    message in one language whoever pages it."""
+
+    def __init__(
+        self, by: str, page: int, locale: str, *, label: str = "▶", disabled: bool = False
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                disabled=disabled,
+                custom_id=f"lb:{by}:{page}:{locale}",
+            )
+        )
+        self.by = by
+        self.page = page
+        self.locale = locale
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PageButton:
+        return cls(match["by"], int(match["page"]), match["locale"])
+
+    async def pressed(self, interaction: discord.Interaction) -> None:
+        await show_page(interaction, self.by, self.page, self.locale)
+
+
+def leaderboard_view(by: str, page: int, pages: int, locale: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(PageButton(by, page - 1, locale, label="◀", disabled=page <= 1))
+    view.add_item(PageButton(by, page + 1, locale, label="▶", disabled=page >= pages))
+    return view
+
+
+async def render_page(
+    interaction: discord.Interaction, by: str, page: int, locale: str
+) -> tuple[discord.Embed | None, discord.ui.View | None, str | None]:
+    """The page to show, clamped into range: the board may have shrunk since it was posted."""
+    if interaction.guild_id is None:
+        raise UserError("perm.guild_only")
+    streaks = services_of(interaction).streaks
+    page = min(max(page, 1), MAX_PAGE)
+    rows, pages = await streaks.leaderboard(interaction.guild_id, by, page, PER_PAGE)
+    if pages == 0:
+        return None, None, empty_text(by, locale)
+    if page > pages:
+        page = pages
+        rows, pages = await streaks.leaderboard(interaction.guild_id, by, page, PER_PAGE)
+    embed = leaderboard_embed(rows, by, page, pages, locale)
+    return embed, leaderboard_view(by, page, pages, locale), None
+
+
+async def show_page(interaction: discord.Interaction, by: str, page: int, locale: str) -> None:
+    embed, view, text = await render_page(interaction, by, page, locale)
+    # Editing the clicked message (callback type 7) keeps one board per command.
+    await interaction.response.edit_message(content=text, embed=embed, view=view)
 
 
 class StatsCog(commands.Cog):
@@ -90,4 +161,5 @@ class StatsCog(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(PageButton)
     await bot.add_cog(StatsCog(bot))

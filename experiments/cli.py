@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from experiments.catalog import CATALOG, LANGS, get_info
+from experiments.outpaths import OutputPathError, check_output_path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,9 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     if args.plot:  # before the run: a bad path must not cost the computed result
-        from bot.cli.boundary import check_output_path
-
-        check_output_path(args.plot, "plot")
+        try:
+            check_output_path(args.plot, "plot")
+        except OutputPathError as exc:
+            print(f"error: {exc}\nfix: {exc.fix}", file=sys.stderr)
+            return 2
     # Importing torch and running take seconds: say so on stderr (stdout stays clean).
     where = "the best device (cuda if available)" if args.device == "auto" else args.device
     print(f"running {args.name} on {where}…", file=sys.stderr, flush=True)

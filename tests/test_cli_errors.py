@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.quizbank import QuizBank
+from bot.storage.quiz_files import load_bank
 from testkit.standin.server import FakeDiscord
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
@@ -225,7 +225,7 @@ def test_validate_checks_what_the_bot_loads(tmp_path: Path) -> None:
     )
     result = cli(tmp_path, "validate", QUIZ_DIRS='["good"]')
     assert result.returncode == 0, result.stdout + result.stderr
-    shipped = len(QuizBank.load().quizzes)
+    shipped = len(load_bank().quizzes)
     assert f"OK: {shipped + 1} quiz(zes)" in result.stdout and "good" in result.stdout
     exported = json.loads(cli(tmp_path, "export", QUIZ_DIRS='["good"]').stdout)
     assert "team-quiz" in [q["id"] for q in exported["quizzes"]]

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.quizbank import SHIPPED_DIR, QuizBank, load_quizzes
+from bot.core.quizbank import QuizBank
 from bot.core.times import utcnow
 from bot.storage import Database
+from bot.storage.quiz_files import SHIPPED_DIR, load_quizzes
 from tests.support.analytics import seed_class, wrong_choices
 from tests.test_cli_errors import assert_short, cli
 

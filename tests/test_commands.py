@@ -61,7 +61,7 @@ async def test_every_command_option_and_choice_has_an_indonesian_name(
 async def test_sync_command_registers_in_one_guild(
     discord_fake: FakeDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bot.discord.client import _sync
+    from bot.discord.runner import register_commands as _sync
 
     settings = make_settings(tmp_path)
     assert await _sync(settings, "fake-token", discord_fake.guild.id) == 0

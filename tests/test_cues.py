@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.core.quizbank import SHIPPED_DIR, QuizBank, parse_quiz
+from bot.core.quizbank import QuizBank, parse_quiz
 from bot.core.quizbank.cues import CueWarning, answer_cues
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_QUIZZES = {"mixed-precision", "gradient-accumulation"}
@@ -197,7 +198,7 @@ def test_validate_prints_the_seed_quizzes_length_cue() -> None:
 
 @pytest.fixture(scope="module")
 def bank() -> QuizBank:
-    return QuizBank.load()
+    return load_bank()
 
 
 def test_shipped_quizzes_hold_the_cue_limits(bank: QuizBank) -> None:

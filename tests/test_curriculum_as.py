@@ -22,8 +22,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bot.core.quizbank import SHIPPED_DIR, QuizBank
 from bot.core.quizbank.schema import Question, Quiz
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from experiments.catalog import CATALOG
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
@@ -37,7 +37,7 @@ FEATURES, CLASSES = 5, 3
 
 @pytest.fixture(scope="module")
 def quiz() -> Quiz:
-    return QuizBank.load().quiz(QUIZ_ID)
+    return load_bank().quiz(QUIZ_ID)
 
 
 def question(quiz: Quiz, qid: str) -> Question:

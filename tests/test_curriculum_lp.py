@@ -14,8 +14,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bot.core.quizbank import SHIPPED_DIR, QuizBank
 from bot.core.quizbank.schema import Question, Quiz
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from experiments.catalog import CATALOG
 
 QUIZ_ID = "low-precision-formats"
@@ -29,7 +29,7 @@ E5M2 = torch.float8_e5m2
 
 @pytest.fixture(scope="module")
 def quiz() -> Quiz:
-    return QuizBank.load().quiz(QUIZ_ID)
+    return load_bank().quiz(QUIZ_ID)
 
 
 def all_codes(dtype: torch.dtype) -> torch.Tensor:
@@ -83,7 +83,7 @@ def test_no_answer_cues(quiz: Quiz) -> None:
 
 
 def test_the_fp8_questions_show_the_fp8_demo() -> None:
-    quiz = QuizBank.load().quiz("low-precision-formats")
+    quiz = load_bank().quiz("low-precision-formats")
     demos = {q.id: q.demo for q in quiz.questions}
     assert all(demos[f"lp-0{i}"] == "fp8-formats" for i in range(1, 5)), demos
     assert {d for d in demos.values() if d} <= set(CATALOG)

@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-from bot.core.quizbank import QuizBank
+from bot.storage.quiz_files import load_bank
 from experiments.catalog import CATALOG
 
 QUIZ_ID = "loss-scaling-in-practice"
@@ -427,7 +427,7 @@ def test_two_optimizers_one_scaler_decide_separately() -> None:  # ls-16
 
 @pytest.fixture(scope="module")
 def quiz():
-    return QuizBank.load().quiz(QUIZ_ID)
+    return load_bank().quiz(QUIZ_ID)
 
 
 def test_quiz_has_17_tagged_referenced_questions(quiz) -> None:

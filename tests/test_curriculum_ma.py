@@ -18,7 +18,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from bot.core.quizbank import SHIPPED_DIR, Question, QuizBank, load_quizzes
+from bot.core.quizbank import Question
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank, load_quizzes
 
 QUIZ_FILE = SHIPPED_DIR / "memory-and-autocast.yaml"
 CPU_BF16 = {"device_type": "cpu", "dtype": torch.bfloat16}
@@ -57,7 +58,7 @@ def test_seventeen_bilingual_questions_with_sources_and_tags() -> None:
             assert 2 <= len(sentences) <= 4, (q.id, locale, len(sentences))
         assert q.prompt["id"] != q.prompt["en"], q.id
     # The shipped bank loads it next to the other quizzes (ids unique across files).
-    assert "memory-and-autocast" in QuizBank.load().quizzes
+    assert "memory-and-autocast" in load_bank().quizzes
 
 
 def test_no_answer_cues_from_length_or_slot() -> None:

@@ -12,7 +12,8 @@ import pytest
 import torch
 from torch import nn
 
-from bot.core.quizbank import Question, QuizBank
+from bot.core.quizbank import Question
+from bot.storage.quiz_files import load_bank
 
 F16, BF16, F32 = torch.float16, torch.bfloat16, torch.float32
 
@@ -41,7 +42,7 @@ NUMBER = re.compile(r"(?<![\w.^-])\d[\d,.]*(?:e[-+]?\d+)?(?:\^-?\d+)?[×%]?")
 
 @pytest.fixture(scope="module")
 def seeds() -> dict[str, Question]:
-    bank = QuizBank.load()
+    bank = load_bank()
     return {q.id: q for q in bank.all_questions() if q.id in NUMBERS}
 
 

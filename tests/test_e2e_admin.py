@@ -5,7 +5,7 @@ from __future__ import annotations
 import discord
 from sqlmodel import select
 
-from bot.core.quizbank.loader import MAX_FILE_BYTES
+from bot.core.quizbank.parse import MAX_FILE_BYTES
 from bot.discord.client import QuizTutorBot
 from bot.storage import CustomQuiz
 from testkit.standin.models import FakeMessage

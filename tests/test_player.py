@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli.player import pick_questions
-from bot.core.quizbank import QuizBank, choice_order
+from bot.core.quizbank import choice_order
+from bot.storage.quiz_files import load_bank
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow
@@ -44,7 +45,7 @@ def right_letters(quiz_id: str, seed: int) -> list[str]:
     """The letters of the right answers in a seeded run (the same shuffle as the player)."""
     rng = random.Random(seed)
     letters = []
-    for question in pick_questions(QuizBank.load(), quiz_id, None, rng):
+    for question in pick_questions(load_bank(), quiz_id, None, rng):
         order = choice_order(len(question.choices["en"]), rng)
         letters.append("ABCDEF"[order.index(question.answer)])
     return letters
@@ -60,7 +61,7 @@ def test_text_is_wrapped_to_the_terminal_and_code_is_rendered() -> None:
     assert "`" not in result.stdout  # the quiz files use backticks for code
     assert "zero_grad()" in result.stdout
     # Every word arrives whole: the wrapped text is the same words as the source texts.
-    bank = QuizBank.load()
+    bank = load_bank()
     for question in bank.all_questions("gradient-accumulation"):
         words = question.text("explanation", "en").replace("`", "").split()
         assert " ".join(words) in " ".join(result.stdout.split())
@@ -90,7 +91,7 @@ def test_input_ending_counts_only_answered_questions_and_reviews_the_missed() ->
     assert "2 of 8 question(s) answered; the score counts those only." in out
     review = out[out.index("To review (1):") :]
     assert review.splitlines()[1].startswith("  Q2: ")
-    question = pick_questions(QuizBank.load(), "mixed-precision", None, random.Random(4))[1]
+    question = pick_questions(load_bank(), "mixed-precision", None, random.Random(4))[1]
     answer = question.choices["en"][question.answer].replace("`", "")
     assert answer.split()[-1] in review
 

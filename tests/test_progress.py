@@ -8,10 +8,11 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from fsrs import Rating
 
+from bot.core.progress import TopicAccuracy
 from bot.core.quizbank import QuizBank
 from bot.core.review import review
 from bot.services.daily import DailyService
-from bot.services.progress import ProgressReports, TopicAccuracy
+from bot.services.progress import ProgressReports
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
 from bot.storage import Database

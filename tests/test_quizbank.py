@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main as cli_main
-from bot.core.quizbank import SHIPPED_DIR, QuizBank, QuizFileError, load_quizzes, parse_quiz
+from bot.core.quizbank import QuizBank, QuizFileError, parse_quiz
 from bot.core.quizbank.export import export_bank, json_schema_text
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank, load_quizzes
 from experiments.catalog import get_info
 
 MP_FILE = SHIPPED_DIR / "mixed-precision.yaml"
@@ -28,7 +29,7 @@ EXPECTED_ANSWERS = {
 
 @pytest.fixture(scope="module")
 def bank() -> QuizBank:
-    return QuizBank.load()
+    return load_bank()
 
 
 def line_of(text: str, needle: str, start: int = 1) -> int:

@@ -20,9 +20,10 @@ import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.quizbank import SHIPPED_DIR, QuizBank
+from bot.core.quizbank import QuizBank
 from bot.services.daily import DailyJobs, DailyService, guild_job_id
 from bot.storage import Database
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from testkit.processes import BotProcess, bot_env, db_rows, integrity
 from testkit.standin import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
@@ -58,7 +59,7 @@ async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:
     zone, time = passed_today()
     db = await Database.open(db_url)
     try:
-        daily_service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
+        daily_service = DailyService(db, load_bank([SHIPPED_DIR]))
         await daily_service.configs.configure(
             fake.guild.id, fake.channel2.id, time, zone, locale="en"
         )
@@ -125,7 +126,7 @@ async def test_sigkill_mid_flood_loses_and_duplicates_no_answer(
             for r in db_rows(db_url, "SELECT id, question_id, 1 FROM daily_post")
         ]
         assert n_db == 1
-        n_choices = len(QuizBank.load([SHIPPED_DIR]).question(question_id).choice_texts("en"))
+        n_choices = len(load_bank([SHIPPED_DIR]).question(question_id).choice_texts("en"))
         await fake.wait_until(
             lambda: all(fake.bot_user.id in message.reactors(e) for e in ANSWER_EMOJI[:n_choices]),
             WAIT,

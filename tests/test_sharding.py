@@ -17,10 +17,10 @@ import pytest
 
 from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.core.errors import SetupError
-from bot.core.quizbank import SHIPPED_DIR, QuizBank
 from bot.core.settings import Settings
 from bot.services.daily import DailyService
 from bot.storage import Database
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from testkit.processes import ROOT, BotProcess, bot_env, db_rows
 from testkit.standin import FakeGuild, FakeMessage
 from testkit.standin.server import FakeDiscord
@@ -117,7 +117,7 @@ async def configure_all(db_url: str, guilds: list[FakeGuild]) -> None:
     zone, time = passed_today()
     db = await Database.open(db_url)
     try:
-        service = DailyService(db, QuizBank.load([SHIPPED_DIR]))
+        service = DailyService(db, load_bank([SHIPPED_DIR]))
         for guild in guilds:
             channel = guild.text_channels[1]
             await service.configs.configure(guild.id, channel.id, time, zone, locale="en")

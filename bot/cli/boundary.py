@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from bot.core.errors import SetupError
+from bot.core.redact import redact_text as redact
 
 if TYPE_CHECKING:
     from bot.core.quizbank import Problem, Quiz, QuizBank
@@ -40,14 +41,6 @@ def debug_wanted() -> bool:
         except Exception:  # a broken .env is reported by the settings themselves
             level = None
     return (level or "").strip().upper() == "DEBUG"
-
-
-_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]+:)[^@\s]+@")
-
-
-def redact(text: str) -> str:
-    """`postgresql://user:secret@host` -> `postgresql://user:***@host`."""
-    return _PASSWORD_IN_URL.sub(r"\1***@", text)
 
 
 def print_error(error: SetupError, stream: TextIO | None = None) -> None:
@@ -154,7 +147,7 @@ def _raw_setting(name: str) -> str:
 
 def quiz_sources(settings: Settings | None, paths: Sequence[str | Path] = ()) -> list[Path]:
     """What the bot loads (shipped + QUIZ_DIRS), or the paths given on the command line."""
-    from bot.core.quizbank import SHIPPED_DIR
+    from bot.storage.quiz_files import SHIPPED_DIR
 
     if paths:
         return [Path(p) for p in paths]
@@ -172,7 +165,7 @@ def quiz_sources(settings: Settings | None, paths: Sequence[str | Path] = ()) ->
 
 
 def empty_folders(paths: Sequence[Path]) -> list[Path]:
-    from bot.core.quizbank.loader import quiz_files
+    from bot.storage.quiz_files import quiz_files
 
     return [p for p in paths if p.is_dir() and not quiz_files([p])]
 
@@ -194,7 +187,7 @@ def problems_summary(problems: Sequence[Problem]) -> str:
 
 
 def load_quizzes_or_fail(paths: Sequence[Path]) -> list[Quiz]:
-    from bot.core.quizbank import load_quizzes
+    from bot.storage.quiz_files import load_quizzes
 
     quizzes, problems = load_quizzes(paths)
     if problems:
@@ -216,26 +209,11 @@ def load_bank(paths: Sequence[Path]) -> QuizBank:
 
 
 def check_output_path(path: str | Path, what: str = "output") -> Path:
-    """Fail before any work if `path` cannot be written as a file."""
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise SetupError(
-            f"{what} {target} is a folder",
-            f"give a file name, e.g. {target / 'out.png'}",
-            exit_code=2,
-        )
-    if not parent.is_dir():
-        raise SetupError(
-            f"cannot write {what} {target}: folder {parent} does not exist",
-            f"create it first: mkdir -p {parent}",
-            exit_code=2,
-        )
-    writable = os.access(target, os.W_OK) if target.exists() else os.access(parent, os.W_OK)
-    if not writable:
-        raise SetupError(
-            f"cannot write {what} {target}: permission denied",
-            "choose a path you can write to",
-            exit_code=2,
-        )
-    return target
+    """Fail before any work if `path` cannot be written as a file (`experiments.outpaths`)."""
+    from experiments.outpaths import OutputPathError
+    from experiments.outpaths import check_output_path as check
+
+    try:
+        return check(path, what)
+    except OutputPathError as exc:
+        raise SetupError(str(exc), exc.fix, exit_code=2) from None

@@ -55,7 +55,7 @@ def check_database(settings: Settings) -> Check:
 def check_quizzes(settings: Settings) -> Check:
     """Exactly what the bot loads (shipped + QUIZ_DIRS), each failing file named."""
     from bot.cli.boundary import empty_folders, problems_summary, quiz_sources
-    from bot.core.quizbank import load_quizzes
+    from bot.storage.quiz_files import load_quizzes
 
     try:
         sources = quiz_sources(settings)

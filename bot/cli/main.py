@@ -29,8 +29,7 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.core.quizbank import load_quizzes
-    from bot.core.quizbank.cues import file_cue_warnings
+    from bot.storage.quiz_files import file_cue_warnings, load_quizzes
 
     paths = _sources(args.paths)
     missing = [p for p in paths if not p.exists()]
@@ -85,13 +84,13 @@ def _cmd_demo(argv: Sequence[str]) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from bot.discord.client import run_bot
+    from bot.cli.run import run_bot
 
     return run_bot()
 
 
 def _cmd_sync(args: argparse.Namespace) -> int:
-    from bot.discord.client import sync_commands
+    from bot.cli.run import sync_commands
 
     return sync_commands(guild_id=args.guild)
 

@@ -7,7 +7,6 @@ Discord refuses, Discord unreachable, quiz folders that do not load) into a
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import discord
@@ -84,26 +83,3 @@ def discord_failure(exc: BaseException, settings: Settings) -> SetupError | None
             exit_code=1,
         )
     return None
-
-
-def preflight(settings: Settings) -> None:
-    """Everything that would fail after logging in, checked before: the database URL (and
-    its driver and location) and the quiz folders."""
-    from bot.cli.boundary import load_quizzes_or_fail, quiz_sources
-    from bot.storage.health import check_url
-
-    check_url(settings.database_url)  # before anything is created or connected
-    sources = quiz_sources(settings)
-    load_quizzes_or_fail(sources)
-    from bot.cli.boundary import empty_folders
-
-    for folder in empty_folders(sources):
-        log.warning("QUIZ_DIRS: %s holds no quiz files (*.yaml)", folder)
-
-
-def warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
-    if task.cancelled():
-        return
-    exc = task.exception()
-    if exc is not None:
-        log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)

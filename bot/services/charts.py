@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from bot.core.analytics import ClassAnalytics
+    from bot.core.progress import Progress
     from bot.core.quizbank import QuizBank
-    from bot.services.progress import Progress
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -10,14 +10,13 @@ import asyncio
 import logging
 import weakref
 
-from sqlmodel import col, select
-
 from bot.core.errors import UserError
 from bot.core.quizbank import Quiz, QuizBank, QuizFileError, parse_quiz
 from bot.core.quizbank.links import plain_links
-from bot.core.quizbank.loader import MAX_FILE_BYTES
+from bot.core.quizbank.parse import MAX_FILE_BYTES
 from bot.core.times import utcnow
-from bot.storage import CustomQuiz, Database, GuildDailyConfig
+from bot.storage import Database
+from bot.storage import custom_quizzes as stored_quizzes
 
 log = logging.getLogger("quiztutor.custom_quizzes")
 
@@ -69,9 +68,7 @@ def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
 async def load_custom_quizzes(db: Database, bank: QuizBank) -> list[str]:
     """Add every stored server quiz to the bank; returns the ids that no longer load."""
     skipped: list[str] = []
-    async with db.session() as session:
-        rows = (await session.exec(select(CustomQuiz))).all()
-    for row in rows:
+    for row in await stored_quizzes.all_quizzes(db):
         try:
             quiz = parse_quiz(row.source, f"{row.quiz_id}.yaml")
             # A shipped quiz added since the upload wins: never let an upload replace it.
@@ -121,54 +118,21 @@ async def add_custom_quiz(
         taken = conflicts(bank, quiz, guild_id)
         if taken:
             raise UserError("admin.id_taken", ids=", ".join(taken))
-        async with db.session() as session:
-            stored = (
-                await session.exec(
-                    select(CustomQuiz.quiz_id).where(col(CustomQuiz.guild_id) == guild_id)
-                )
-            ).all()
-            existing = await session.get(CustomQuiz, (guild_id, quiz.id))
-            if existing is None and len(stored) >= MAX_QUIZZES_PER_GUILD:
-                raise UserError("admin.too_many", limit=MAX_QUIZZES_PER_GUILD)
-            if existing is None:
-                session.add(
-                    CustomQuiz(guild_id=guild_id, quiz_id=quiz.id, source=text, added_by=user_id)
-                )
-            else:
-                existing.source = text
-                existing.added_by = user_id
-                existing.added_at = utcnow()
-                session.add(existing)
-            await session.commit()
+        replaced = await stored_quizzes.save(
+            db, guild_id, quiz.id, text, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
+        )
         quiz = _add_to_bank(bank, quiz, guild_id)
-    return quiz, existing is not None
+    return quiz, replaced
 
 
 async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:
     """The ids this server stored, including any that failed to load (so they can be removed)."""
-    async with db.session() as session:
-        rows = (
-            await session.exec(
-                select(CustomQuiz.quiz_id)
-                .where(col(CustomQuiz.guild_id) == guild_id)
-                .order_by(col(CustomQuiz.quiz_id))
-            )
-        ).all()
-    return list(rows)
+    return await stored_quizzes.ids_of(db, guild_id)
 
 
 async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_id: str) -> None:
     async with _lock(bank):
-        async with db.session() as session:
-            row = await session.get(CustomQuiz, (guild_id, quiz_id))
-            if row is None:
-                raise UserError("admin.no_such_quiz", quiz_id=quiz_id)
-            config = await session.get(GuildDailyConfig, guild_id)
-            if config is not None and config.enabled and config.topic == quiz_id:
-                # Removing it would silently stop tomorrow's daily question.
-                raise UserError("admin.quiz_is_daily_topic", quiz_id=quiz_id)
-            await session.delete(row)
-            await session.commit()
+        await stored_quizzes.delete(db, guild_id, quiz_id)
         # Only this server's copy: a stored upload that was skipped at start may share
         # its id with a shipped quiz, which must stay.
         if bank.owner_of(quiz_id) == guild_id:

@@ -12,7 +12,7 @@ from bot.core.quizbank import QuizBank
 from bot.core.review import CardState, Grade, ReviewCounts, Source, due_queue, review_counts
 from bot.core.times import utcnow
 from bot.storage import Database
-from bot.storage.review_cards import cards_of, record_grades
+from bot.storage.review_cards import cards_of, record_grade
 
 
 class Reviews:
@@ -33,12 +33,9 @@ class Reviews:
         seconds: float | None = None,
     ) -> bool:
         """One graded answer in its own transaction; False when its source was applied before."""
-        async with self.db.session() as session:
-            applied = await record_grades(
-                session, [Grade(user_id, question_id, correct, when, source, seconds)]
-            )
-            await session.commit()
-        return applied == 1
+        return await record_grade(
+            self.db, Grade(user_id, question_id, correct, when, source, seconds)
+        )
 
     async def _cards(self, user_id: int, guild_id: int | None) -> list[CardState]:
         """The member's cards of questions this server may ask."""

@@ -14,19 +14,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
-from sqlmodel import col, select
-
 from bot.core.errors import UserError
 from bot.core.quizbank import Question, QuizBank, choice_order
-from bot.core.review import QUIZ, Grade, Source
 from bot.core.times import utcnow
 from bot.services.review import Reviews
-from bot.storage import Database, QuizResult, QuizSession
-from bot.storage.review_cards import record_grades
+from bot.storage import Database, QuizSession
+from bot.storage import quiz_sessions as rows
+from bot.storage.quiz_sessions import ACTIVE, FINISHED, STOPPED
 
 DEFAULT_MAX_AGE = timedelta(hours=2)
-ACTIVE, FINISHED, STOPPED, EXPIRED = "active", "finished", "stopped", "expired"
 MAX_REVIEW = 50  # questions in one review session
 
 
@@ -140,26 +136,13 @@ class QuizSessions:
             started_at=now,
             last_activity_at=now,
         )
-        async with self.db.session() as session:
-            await session.exec(
-                update(QuizSession)
-                .where(col(QuizSession.user_id) == user_id, col(QuizSession.status) == ACTIVE)
-                .values(status=STOPPED, finished_at=now)
-            )
-            session.add(session_row)
-            await session.commit()
-        return session_row
+        return await rows.begin(self.db, session_row, now)
 
     async def get(self, session_id: str) -> QuizSession | None:
-        async with self.db.session() as session:
-            return await session.get(QuizSession, session_id)
+        return await rows.get(self.db, session_id)
 
     async def active_for(self, user_id: int) -> QuizSession | None:
-        async with self.db.session() as session:
-            query = select(QuizSession).where(
-                QuizSession.user_id == user_id, QuizSession.status == ACTIVE
-            )
-            return (await session.exec(query)).first()
+        return await rows.active_for(self.db, user_id)
 
     def current_question(self, quiz: QuizSession) -> tuple[Question, list[int]]:
         """The question at the session's position and its display order of choices."""
@@ -204,49 +187,10 @@ class QuizSessions:
                 raise UserError("quiz.bad_choice", position=display_position + 1, max=len(order))
             correct = order[display_position] == question.answer
             now = self.clock()
-            async with self.db.session() as session:
-                won = await session.exec(
-                    update(QuizSession)
-                    .where(
-                        col(QuizSession.id) == session_id,
-                        col(QuizSession.position) == quiz.position,
-                        col(QuizSession.answered_current).is_(False),
-                        col(QuizSession.status) == ACTIVE,
-                    )
-                    .values(
-                        answered_current=True,
-                        chosen=display_position,
-                        score=QuizSession.score + int(correct),
-                        last_activity_at=now,
-                    )
-                )
-                if won.rowcount:
-                    session.add(
-                        QuizResult(
-                            session_id=session_id,
-                            question_id=question.id,
-                            user_id=user_id,
-                            chosen=order[display_position],
-                            correct=correct,
-                            answered_at=now,
-                        )
-                    )
-                    # The member's review card, with the answer, in one transaction.
-                    await record_grades(
-                        session,
-                        [
-                            Grade(
-                                user_id,
-                                question.id,
-                                correct,
-                                now,
-                                Source(QUIZ, session_id),
-                                seconds=(now - quiz.last_activity_at).total_seconds(),
-                            )
-                        ],
-                    )
-                await session.commit()
-            if not won.rowcount:  # a concurrent click got there first: report its outcome
+            won = await rows.record_answer(
+                self.db, quiz, display_position, question.id, order[display_position], correct, now
+            )
+            if not won:  # a concurrent click got there first: report its outcome
                 return await self.answer(session_id, user_id, display_position, quiz.position + 1)
             chosen = display_position
         else:
@@ -278,30 +222,7 @@ class QuizSessions:
         if quiz.status != ACTIVE:
             raise UserError("quiz.expired")
         if quiz.answered_current:
-            now = self.clock()
-            last = quiz.position + 1 >= len(quiz.question_ids)
-            values = (
-                {"status": FINISHED, "finished_at": now, "last_activity_at": now}
-                if last
-                else {
-                    "position": quiz.position + 1,
-                    "answered_current": False,
-                    "chosen": None,
-                    "last_activity_at": now,
-                }
-            )
-            async with self.db.session() as session:
-                await session.exec(
-                    update(QuizSession)
-                    .where(
-                        col(QuizSession.id) == session_id,
-                        col(QuizSession.position) == quiz.position,
-                        col(QuizSession.answered_current).is_(True),
-                        col(QuizSession.status) == ACTIVE,
-                    )
-                    .values(**values)
-                )
-                await session.commit()
+            await rows.advance(self.db, quiz, self.clock())
             # Whether this call or a concurrent one advanced it, report the stored state.
             return await self.next(session_id, user_id)
         try:
@@ -315,31 +236,14 @@ class QuizSessions:
         quiz = await self.active_for(user_id)
         if quiz is None:
             return None
-        now = self.clock()
-        async with self.db.session() as session:
-            await session.exec(
-                update(QuizSession)
-                .where(col(QuizSession.id) == quiz.id, col(QuizSession.status) == ACTIVE)
-                .values(status=STOPPED, finished_at=now)
-            )
-            await session.commit()
+        await rows.stop(self.db, quiz.id, self.clock())
         stopped = await self.get(quiz.id)
         assert stopped is not None
         return self._summary(stopped)
 
     async def cleanup_expired(self, now: datetime, max_age: timedelta = DEFAULT_MAX_AGE) -> int:
         """Mark sessions idle for longer than `max_age` as expired; returns how many."""
-        async with self.db.session() as session:
-            result = await session.exec(
-                update(QuizSession)
-                .where(
-                    col(QuizSession.status) == ACTIVE,
-                    col(QuizSession.last_activity_at) < now - max_age,
-                )
-                .values(status=EXPIRED, finished_at=now)
-            )
-            await session.commit()
-        return result.rowcount
+        return await rows.expire_idle(self.db, now, max_age)
 
     def _summary(self, quiz: QuizSession) -> QuizSummary:
         end = quiz.finished_at or self.clock()

@@ -1,4 +1,4 @@
-"""The async database (SQLite or PostgreSQL): engine, migrations at open, sessions, backups.
+"""The async database (SQLite or PostgreSQL): engine, migrations at open, sessions.
 
 SQLite gets its PRAGMAs on every connection; PostgreSQL gets a connection pool sized
 by the settings. Migrations run under a lock so several processes starting together
@@ -234,8 +234,3 @@ class Database:
                 text("SELECT indexrelid::regclass::text FROM pg_index WHERE NOT indisvalid")
             )
             return [f"index {name} is invalid (REINDEX it)" for name in invalid.scalars()]
-
-    async def backup(self, dest_path: str | Path) -> Path:
-        from bot.storage.backup import backup
-
-        return await backup(self.url, dest_path)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from bot.core.errors import SetupError
+from bot.core.redact import redact_text
 
 SQLITE_EXAMPLE = "sqlite+aiosqlite:///data/quiztutor.db"
 POSTGRES_EXAMPLE = "postgresql+asyncpg://USER:PASSWORD@HOST:5432/DB"
@@ -28,15 +28,13 @@ ASYNC_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 KINDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 CONNECT_TIMEOUT_S = 10.0
 
-_PASSWORD_IN_TEXT = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
-
 
 def redact(url: str) -> str:
     """The URL with its password shown as ***, also for a URL that does not parse."""
     try:
         return make_url(url).render_as_string(hide_password=True)
     except (ArgumentError, ValueError):
-        return _PASSWORD_IN_TEXT.sub(r"\1***@", url)
+        return redact_text(url)
 
 
 def scrub(text: str, url: str) -> str:
@@ -45,7 +43,7 @@ def scrub(text: str, url: str) -> str:
         password = make_url(url).password
     except (ArgumentError, ValueError):
         password = None
-    text = _PASSWORD_IN_TEXT.sub(r"\1***@", text)
+    text = redact_text(text)
     return text.replace(str(password), "***") if password else text
 
 

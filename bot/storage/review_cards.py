@@ -156,3 +156,11 @@ async def cards_of(db: Database, user_id: int) -> list[CardState]:
         CardState(c.question_id, c.due, c.last_review, c.open_mistake, c.last_wrong_at)
         for c in rows
     ]
+
+
+async def record_grade(db: Database, grade: Grade) -> bool:
+    """One graded answer in its own transaction; False when its source was applied before."""
+    async with db.session() as session:
+        applied = await record_grades(session, [grade])
+        await session.commit()
+    return applied == 1

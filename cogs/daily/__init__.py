@@ -18,4 +18,4 @@ from cogs.daily.events import DailyCog
 async def setup(bot: commands.Bot) -> None:
     events = DailyCog(bot)  # type: ignore[arg-type]
     await bot.add_cog(events)
-    await bot.add_cog(DailyCommands(bot, events))  # type: ignore[arg-type]
+    await bot.add_cog(DailyCommands(bot, events.jobs))  # type: ignore[arg-type]

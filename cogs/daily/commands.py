@@ -16,15 +16,14 @@ from bot.core.i18n import t
 from bot.core.outbox import Owed
 from bot.services.charts import class_chart
 from bot.services.daily import DailyJobs
-from cogs.common import guild_locale, require_manage_guild, services_of, topic_choices
-from cogs.ui.replies import interaction_locale, send_ephemeral
+from cogs.common import guild_locale, interaction_locale, manage_server, services_of, topic_choices
+from cogs.ui.replies import send_ephemeral
 from cogs.ui.style import EMBED_FIELD_MAX, clip, discord_time, message_link
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
 
 
-from cogs.daily.events import DailyCog
 from cogs.ui.daily_embeds import (
     STATS_CHART,
     add_class_analytics,
@@ -51,17 +50,18 @@ class DailyCommands(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: QuizTutorBot, events: DailyCog) -> None:
+    def __init__(self, bot: QuizTutorBot, jobs: DailyJobs | None) -> None:
         self.bot = bot
-        self.events = events
+        self.jobs = jobs  # the daily cog's driver; None in `quiztutor sync`
 
     def _jobs(self) -> DailyJobs:
-        return self.events._jobs()
+        if self.jobs is None:
+            raise RuntimeError("the daily cog runs without services (sync only)")
+        return self.jobs
 
     async def _admin(self, interaction: discord.Interaction) -> tuple[int, str, str | None]:
         """Checks Manage Server; returns (guild_id, locale, a pending "posting stopped" notice)."""
-        require_manage_guild(interaction)
-        assert interaction.guild_id is not None
+        assert interaction.guild_id is not None  # `manage_server` refuses DMs
         guild_id = interaction.guild_id
         locale = interaction_locale(interaction)
         daily = services_of(interaction).daily
@@ -87,6 +87,7 @@ class DailyCommands(commands.Cog):
         text = "\n\n".join(part for part in (notice, content) if part) or None
         await send_ephemeral(interaction, text, **kwargs)
 
+    @manage_server
     @daily.command(name="setup", description="Post a daily question in a channel")
     @app_commands.describe(
         channel="Where to post",
@@ -165,6 +166,7 @@ class DailyCommands(commands.Cog):
         needle = current.lower().replace(" ", "_")
         return [app_commands.Choice(name=z, value=z) for z in _zones() if needle in z.lower()][:25]
 
+    @manage_server
     @daily.command(name="status", description="Show the daily question settings")
     async def status(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
@@ -198,6 +200,7 @@ class DailyCommands(commands.Cog):
             )
         return clip("\n".join(lines), EMBED_FIELD_MAX)
 
+    @manage_server
     @daily.command(name="off", description="Stop the daily question")
     async def off(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
@@ -208,6 +211,7 @@ class DailyCommands(commands.Cog):
         log.info("daily turned off", extra={"guild_id": guild_id})
         await self._reply(interaction, notice, t("daily.off_done", locale))
 
+    @manage_server
     @daily.command(name="now", description="Post today's question now")
     async def now(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
@@ -236,6 +240,7 @@ class DailyCommands(commands.Cog):
             link = message_link(guild_id, post.channel_id, post.message_id)
             await self._reply(interaction, notice, t(key, locale, link=link))
 
+    @manage_server
     @daily.command(name="reveal", description="Close the open question and reveal the answer")
     async def reveal(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
@@ -250,6 +255,7 @@ class DailyCommands(commands.Cog):
             text += "\n" + t("daily.reveal_owed", locale, next=discord_time(owed.due_at))
         await self._reply(interaction, notice, text)
 
+    @manage_server
     @daily.command(name="stats", description="How this server is doing")
     async def stats(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)

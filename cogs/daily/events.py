@@ -6,6 +6,7 @@ answer reactions to it from discord.py's public `on_raw_reaction_add` event.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -25,30 +26,35 @@ log = logging.getLogger("quiztutor.daily")
 
 
 class DailyCog(commands.Cog):
-    """The daily question's driver and listeners (the commands are `DailyCommands`)."""
+    """The daily question's driver and listeners (the commands are `DailyCommands`).
+
+    `jobs` is None only in `quiztutor sync`, which runs no services.
+    """
 
     def __init__(self, bot: QuizTutorBot) -> None:
         self.bot = bot
         self.publisher = DiscordPublisher(bot)
         self.jobs: DailyJobs | None = None
         self._shards_seen: set[int] = set()
-        if not bot.sync_only:
+        self._start: asyncio.Task[None] | None = None
+        if bot.has_services:
             services = bot.services
             self.jobs = DailyJobs(
                 services.daily, self.publisher, services.scheduler, owns_guild=bot.owns_guild
             )
-            if bot.user is not None:
-                self.jobs.reactions.bot_user_id = bot.user.id
 
-    def _jobs(self) -> DailyJobs:
-        if self.jobs is None:
-            raise RuntimeError("the daily cog runs without services (sync only)")
-        return self.jobs
+    async def cog_load(self) -> None:
+        if self.jobs is not None:
+            self._start = asyncio.create_task(self._start_jobs(self.jobs), name="daily-start")
 
-    @commands.Cog.listener()
-    async def on_services_ready(self) -> None:
-        # Once per process (setup_hook), unlike on_ready which fires on every reconnect.
-        jobs = self._jobs()
+    async def cog_unload(self) -> None:
+        if self._start is not None and not self._start.done():
+            self._start.cancel()
+
+    async def _start_jobs(self, jobs: DailyJobs) -> None:
+        # Once per process, when every cog is loaded and the scheduler runs; unlike
+        # on_ready, which fires again on every reconnect.
+        await self.bot.started.wait()
         if self.bot.user is not None:
             jobs.reactions.bot_user_id = self.bot.user.id
         try:

@@ -9,10 +9,10 @@ from typing import Any
 import discord
 
 from bot.core.i18n import t
+from bot.core.progress import Progress
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.core.review import ReviewCounts
 from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
-from bot.services.progress import Progress
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,

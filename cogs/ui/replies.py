@@ -1,7 +1,8 @@
 """Replies: private answers, the one error handler and its localized, clipped messages.
 
-Every failure of a slash command (through `ErrorHandlingTree`) or of a persistent button
-(through `cogs.ui.buttons.PersistentButton`) ends in `handle_interaction_error`.
+Every failure of a slash command (the command tree's error handler, installed by
+`cogs.interactions`) or of a persistent button (`cogs.ui.buttons.PersistentButton`) ends
+in `handle_interaction_error`.
 """
 
 from __future__ import annotations
@@ -13,15 +14,13 @@ import discord
 from discord import app_commands
 
 from bot.core.errors import UserError
-from bot.core.i18n import locale_for, t
+from bot.core.i18n import t
+from bot.core.text import clip
+from cogs.common import interaction_locale
 
 log = logging.getLogger("quiztutor.discord")
 
 ERROR_PREFIX = "⚠️ "
-
-
-def interaction_locale(interaction: discord.Interaction) -> str:
-    return locale_for(str(interaction.locale) if interaction.locale else None)
 
 
 async def send_ephemeral(
@@ -46,13 +45,13 @@ def error_text(key: str, locale: str, **params: Any) -> str:
     """The message of a refusal: values a member typed are clipped, and the whole stays
     under Discord's 2,000 characters (or the reply itself would fail)."""
     shown = {
-        name: value[:ECHO_MAX] + "…"
-        if isinstance(value, str) and len(value) > ECHO_MAX and name not in NOT_ECHOED
+        name: clip(value, ECHO_MAX + 1)
+        if isinstance(value, str) and name not in NOT_ECHOED
         else value
         for name, value in params.items()
     }
     text = ERROR_PREFIX + t(key, locale, **shown)
-    return text if len(text) <= MESSAGE_MAX else text[: MESSAGE_MAX - 1] + "…"
+    return clip(text, MESSAGE_MAX)
 
 
 async def say_error(interaction: discord.Interaction, key: str, **params: Any) -> None:
@@ -77,7 +76,10 @@ async def handle_interaction_error(interaction: discord.Interaction, error: Exce
     if isinstance(error, UserError):
         await say_error(interaction, error.key, **error.params)
         return
-    if isinstance(error, app_commands.MissingPermissions | app_commands.NoPrivateMessage):
+    if isinstance(error, app_commands.NoPrivateMessage):
+        await say_error(interaction, "perm.guild_only")
+        return
+    if isinstance(error, app_commands.MissingPermissions):
         await say_error(interaction, "perm.manage_guild")
         return
     log.error("Unhandled error in interaction", exc_info=error, extra=log_context(interaction))
@@ -87,10 +89,8 @@ async def handle_interaction_error(interaction: discord.Interaction, error: Exce
         pass
 
 
-class ErrorHandlingTree(app_commands.CommandTree[Any]):
-    """The command tree whose one error handler answers every failed slash command."""
-
-    async def on_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await handle_interaction_error(interaction, error)
+async def on_tree_error(
+    interaction: discord.Interaction, error: app_commands.AppCommandError
+) -> None:
+    """The command tree's error handler (`CommandTree.on_error`)."""
+    await handle_interaction_error(interaction, error)

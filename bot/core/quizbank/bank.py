@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from pathlib import Path
 
 from bot.core.errors import UserError
-from bot.core.quizbank.loader import SHIPPED_DIR, QuizFileError, load_quizzes
 from bot.core.quizbank.schema import Question, Quiz
 
 
@@ -19,14 +17,6 @@ class QuizBank:
         self._questions: dict[str, tuple[Quiz, Question]] = {}
         for quiz in quizzes:
             self.add(quiz)
-
-    @classmethod
-    def load(cls, paths: Iterable[Path] = (SHIPPED_DIR,)) -> QuizBank:
-        """Load and validate; any problem in any file raises QuizFileError."""
-        quizzes, problems = load_quizzes(paths)
-        if problems:
-            raise QuizFileError(problems)
-        return cls(quizzes)
 
     def add(self, quiz: Quiz, owner: int | None = None) -> None:
         """Add (or replace) a quiz; `owner` is the server of an uploaded quiz, None if shipped."""

@@ -9,19 +9,16 @@ Two cues are caught, both over a whole quiz:
   choices, but the file, the export and any client that shows choices as written keep the
   pattern. A one-question quiz cannot spread its answers and is not warned about.
 
-`answer_cues` is pure (a Quiz in, warnings out); `file_cue_warnings` reads files for
-`quiztutor validate` and skips the ones that do not load (the loader reports those).
+`answer_cues` is pure (a Quiz in, warnings out); `bot.storage.quiz_files.file_cue_warnings`
+applies it to files for `quiztutor validate`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
-from bot.core.quizbank.loader import QuizFileError, load_quiz_file, quiz_files
 from bot.core.quizbank.schema import Question, Quiz
 
 #: A cue is reported when it holds in more than these shares of a quiz's questions.
@@ -70,15 +67,3 @@ def answer_cues(quiz: Quiz) -> list[CueWarning]:
         if count > SLOT_LIMIT * total:
             warnings.append(CueWarning("slot", count, total, slot=slot))
     return warnings
-
-
-def file_cue_warnings(paths: Iterable[Path]) -> list[str]:
-    """`FILE: warning: ...` lines for every quiz file under `paths` that loads."""
-    lines: list[str] = []
-    for file in quiz_files(paths):
-        try:
-            quiz = load_quiz_file(file)
-        except QuizFileError:
-            continue  # its problems are reported by the loader
-        lines.extend(f"{file}: warning: {cue.message()}" for cue in answer_cues(quiz))
-    return lines

@@ -8,13 +8,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from bot.core.daily.choice import (
-    REPEAT_AFTER_DEFAULT,
-    Choice,
-    choose,
-    recent_questions,
-    window_days,
-)
+from bot.core.daily.choice import REPEAT_AFTER_DEFAULT, Choice, choose
 from bot.core.quizbank import QuizBank
 from bot.services.daily.open_posts import OpenPosts
 from bot.storage import DailyPost, Database
@@ -43,12 +37,9 @@ class DailyPosts:
         active members are weakest at, ties by the seeded rotation (`bot.core.daily.choice`)."""
         # All quizzes this server may see: shipped ones and its own, never another's.
         questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
-        async with self.db.session() as session:
-            history = await choice.history_of(session, guild_id, day)
-            window = window_days(repeat_after, len(questions))
-            recent = recent_questions(history, day, window)
-            candidates = [q for q in questions if q not in recent]
-            members, signals = await choice.signals_of(session, guild_id, candidates, self.clock())
+        history, members, signals = await choice.choice_inputs(
+            self.db, guild_id, day, questions, repeat_after, self.clock()
+        )
         return choose(guild_id, day, questions, history, signals, repeat_after, members)
 
     async def claim(

@@ -12,7 +12,15 @@ from sqlalchemy import Integer, case, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.core.daily.choice import ACTIVE_DAYS, ANSWERS, Signal, mean_recalls
+from bot.core.daily.choice import (
+    ACTIVE_DAYS,
+    ANSWERS,
+    Signal,
+    mean_recalls,
+    recent_questions,
+    window_days,
+)
+from bot.storage.database import Database
 from bot.storage.models import DailyAnswer, DailyPost, ReviewCard
 
 
@@ -73,3 +81,21 @@ async def _accuracy(
         .group_by(col(DailyPost.question_id))
     )
     return {q: Signal(right / total, ANSWERS, total) for q, total, right in rows.all() if total}
+
+
+async def choice_inputs(
+    db: Database,
+    guild_id: int,
+    day: date,
+    questions: Sequence[str],
+    repeat_after: int,
+    now: datetime,
+) -> tuple[list[tuple[date, str]], int, dict[str, Signal]]:
+    """What `bot.core.daily.choice.choose` needs: the server's history before `day`, its
+    active members and their signal on each question not posted within the window."""
+    async with db.session() as session:
+        history = await history_of(session, guild_id, day)
+        recent = recent_questions(history, day, window_days(repeat_after, len(questions)))
+        candidates = [q for q in questions if q not in recent]
+        members, signals = await signals_of(session, guild_id, candidates, now)
+    return history, members, signals

@@ -1,4 +1,4 @@
-"""Loading quiz files with problems reported as `FILE:LINE: field.path: message`.
+"""Parsing a quiz file's text, with problems reported as `FILE:LINE: field.path: message`.
 
 YAML is read with PyYAML's SafeLoader only (no tags that build Python objects),
 composed first so every value keeps the line it came from; pydantic then
@@ -7,9 +7,7 @@ validates the plain data and each error's location is mapped back to a line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
@@ -20,7 +18,6 @@ from bot.core.quizbank.schema import Quiz, cross_field_problems
 MAX_FILE_BYTES = 256 * 1024
 # libyaml's parser when PyYAML was built with it (several times faster); same safe constructor.
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-SHIPPED_DIR = Path(__file__).resolve().parents[3] / "quizzes"
 
 
 @dataclass(frozen=True, order=True)
@@ -162,63 +159,6 @@ def parse_quiz(text: str, file: str = "<quiz>") -> Quiz:
     return quiz
 
 
-def load_quiz_file(path: Path) -> Quiz:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QuizFileError([Problem(str(path), 1, "", f"cannot read file: {exc}")]) from None
-    return parse_quiz(text, str(path))
-
-
-def quiz_files(paths: Iterable[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml")))
-        else:
-            files.append(path)
-    return files
-
-
-def load_quizzes(paths: Iterable[Path]) -> tuple[list[Quiz], list[Problem]]:
-    """Load every file; problems of all files, plus ids repeated across files."""
-    quizzes: list[Quiz] = []
-    problems: list[Problem] = []
-    quiz_origin: dict[str, str] = {}
-    question_origin: dict[str, str] = {}
-    for file in quiz_files(paths):
-        try:
-            quiz = load_quiz_file(file)
-        except QuizFileError as exc:
-            problems.extend(exc.problems)
-            continue
-        text = file.read_text(encoding="utf-8")
-        lines = _LineIndex(_compose_and_construct(text)[0])
-        duplicate = False
-        if quiz.id in quiz_origin:
-            problems.append(
-                Problem(
-                    str(file),
-                    lines.line(("id",)),
-                    "id",
-                    f"duplicate quiz id '{quiz.id}' (also in {quiz_origin[quiz.id]})",
-                )
-            )
-            duplicate = True
-        quiz_origin.setdefault(quiz.id, str(file))
-        for index, question in enumerate(quiz.questions):
-            if question.id in question_origin and question_origin[question.id] != str(file):
-                path: FieldPath = ("questions", index, "id")
-                problems.append(
-                    Problem(
-                        str(file),
-                        lines.line(path),
-                        format_path(path),
-                        f"duplicate question id '{question.id}' (also in {question_origin[question.id]})",
-                    )
-                )
-                duplicate = True
-            question_origin.setdefault(question.id, str(file))
-        if not duplicate:
-            quizzes.append(quiz)
-    return quizzes, sorted(problems)
+def line_of(text: str, path: FieldPath) -> int:
+    """The line of `path` (e.g. ("questions", 3, "id")) in a quiz file's text."""
+    return _LineIndex(_compose_and_construct(text)[0]).line(path)

@@ -14,14 +14,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.cooldowns import Cooldown
 from bot.core.errors import UserError
 from bot.core.i18n import t
 from bot.services.sessions import NothingDue, QuizStep
 from bot.storage import QuizSession
-from cogs.common import services_of, topic_choices
-from cogs.ui.buttons import render_step
-from cogs.ui.replies import interaction_locale, log_context, send_ephemeral
+from cogs.common import interaction_locale, services_of, topic_choices
+from cogs.quiz.buttons import render_step
+from cogs.ui.replies import log_context, send_ephemeral
 
 log = logging.getLogger("quiztutor.quiz")
 
@@ -36,8 +35,6 @@ class QuizCog(commands.Cog):
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-        settings = getattr(bot, "settings", None)
-        self.cooldown = Cooldown(settings.quiz_cooldown_s if settings else 3.0)
 
     @quiz.command(name="start", description="Start a quiz (only you see it)")
     @app_commands.describe(topic="Which quiz (default: all)", questions="How many questions")
@@ -56,7 +53,7 @@ class QuizCog(commands.Cog):
             )
         except UserError:
             # A refused start should not cost the member their cooldown.
-            self.cooldown.reset(interaction.user.id)
+            services.quiz_cooldown.reset(interaction.user.id)
             raise
         await self._show_first(interaction, session)
         log.info("quiz started", extra={**log_context(interaction), "session_id": session.id})
@@ -75,7 +72,7 @@ class QuizCog(commands.Cog):
             interaction.user.id, interaction.guild_id, questions, locale
         )
         if isinstance(started, NothingDue):
-            self.cooldown.reset(interaction.user.id)
+            services.quiz_cooldown.reset(interaction.user.id)
             if started.next_due is None:
                 raise UserError("quiz.no_questions")
             due = started.next_due
@@ -87,7 +84,7 @@ class QuizCog(commands.Cog):
 
     def _take_cooldown(self, interaction: discord.Interaction) -> None:
         """One /quiz start or review per member per cooldown (shared by both)."""
-        wait = self.cooldown.use(interaction.user.id)
+        wait = services_of(interaction).quiz_cooldown.use(interaction.user.id)
         if wait:
             raise UserError("cooldown", seconds=max(1, round(wait)))
 
@@ -111,7 +108,3 @@ class QuizCog(commands.Cog):
         await send_ephemeral(
             interaction, t("quiz.stopped" if stopped else "quiz.nothing_to_stop", locale)
         )
-
-
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(QuizCog(bot))

@@ -1,0 +1,140 @@
+"""The bot's services, built once per process (`start_services`) and closed once.
+
+The Discord client holds one `Services`; the cogs reach it through the client. Nothing
+here knows discord.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from bot.core.cooldowns import Cooldown
+from bot.core.quizbank import QuizBank
+from bot.core.settings import Settings
+from bot.core.times import utcnow
+from bot.services.charts import ChartRenderer
+from bot.services.custom_quizzes import load_custom_quizzes
+from bot.services.daily import DailyService
+from bot.services.demo_runner import DemoRunner
+from bot.services.progress import ProgressReports
+from bot.services.sessions import QuizSessions
+from bot.services.streaks import Streaks
+from bot.storage import Database
+from bot.storage.database import EngineOptions
+from bot.storage.health import opening_errors
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+
+log = logging.getLogger("quiztutor")
+
+
+@dataclass
+class Services:
+    """The services the cogs call."""
+
+    db: Database
+    bank: QuizBank
+    daily: DailyService
+    streaks: Streaks
+    sessions: QuizSessions
+    progress: ProgressReports
+    demos: DemoRunner | None
+    scheduler: AsyncIOScheduler
+    # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
+    quiz_cooldown: Cooldown
+    demo_cooldown: Cooldown
+    charts: ChartRenderer = field(default_factory=ChartRenderer)
+    demo_warmup: asyncio.Task[None] | None = None
+
+    def demo_state(self, configured_device: str) -> str:
+        """The demo worker's state for the `ready:` log line."""
+        if self.demos is None:
+            return "demos off (DEMO_WORKER=false)"
+        warmup = self.demo_warmup
+        if warmup is None or not warmup.done():
+            return f"demo device {configured_device}, worker starting"
+        if warmup.cancelled() or warmup.exception() is not None:
+            return (
+                f"demo device {configured_device}, worker failed to start (retried on first /demo)"
+            )
+        info = self.demos.worker_info
+        return (
+            f"demo device {info.get('device', configured_device)}, worker ready "
+            f"(torch {info.get('torch', '?')})"
+        )
+
+    def start_housekeeping(self) -> None:
+        async def expire_quiz_sessions() -> None:
+            # Idle sessions hold no memory (state is in the database), but their rows and
+            # buttons should stop working after a while.
+            expired = await self.sessions.cleanup_expired(utcnow())
+            if expired:
+                log.info("expired %d idle quiz sessions", expired)
+
+        self.scheduler.add_job(
+            expire_quiz_sessions,
+            "interval",
+            minutes=15,
+            id="housekeeping:sessions",
+            replace_existing=True,
+        )
+        self.scheduler.start()
+
+    async def close(self) -> None:
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        await self.daily.close()  # writes every answer still queued
+        if self.demos is not None:
+            await self.demos.close()
+        await self.charts.close()
+        await self.db.close()
+
+
+def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:
+        log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)
+
+
+async def start_services(settings: Settings) -> Services:
+    """Open the database (migrating it), load the quizzes, start the answer writer and,
+    alongside the gateway login, the demo worker."""
+    async with opening_errors(settings.database_url):
+        db = await Database.open(
+            settings.database_url, options=EngineOptions.from_settings(settings)
+        )
+    bank = load_bank([SHIPPED_DIR, *settings.quiz_dirs])
+    await load_custom_quizzes(db, bank)
+    daily = DailyService(db, bank)
+    await daily.start()
+    demos: DemoRunner | None = None
+    warmup: asyncio.Task[None] | None = None
+    if settings.demo_worker:
+        demos = DemoRunner(
+            timeout=settings.demo_timeout_s,
+            max_queue=settings.demo_queue_size,
+            device=settings.demo_device,
+        )
+        # The worker imports torch (seconds): warm it up alongside the gateway login.
+        warmup = asyncio.create_task(demos.start(), name="demo-warmup")
+        warmup.add_done_callback(_warn_if_warmup_failed)
+    streaks = Streaks(db)
+    sessions = QuizSessions(db, bank)
+    return Services(
+        db=db,
+        bank=bank,
+        daily=daily,
+        streaks=streaks,
+        sessions=sessions,
+        progress=ProgressReports(db, bank, streaks, sessions.reviews),
+        demos=demos,
+        scheduler=AsyncIOScheduler(timezone="UTC"),
+        quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
+        demo_cooldown=Cooldown(settings.demo_cooldown_s),
+        demo_warmup=warmup,
+    )

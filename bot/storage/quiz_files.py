@@ -1,0 +1,96 @@
+"""Quiz files on disk: the shipped folder and `QUIZ_DIRS`, read and parsed
+(`bot.core.quizbank.parse`) with every problem's file and line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from bot.core.quizbank.bank import QuizBank
+from bot.core.quizbank.cues import answer_cues
+from bot.core.quizbank.parse import Problem, QuizFileError, format_path, line_of, parse_quiz
+from bot.core.quizbank.schema import Path as FieldPath
+from bot.core.quizbank.schema import Quiz
+
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "quizzes"
+
+
+def load_quiz_file(path: Path) -> Quiz:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuizFileError([Problem(str(path), 1, "", f"cannot read file: {exc}")]) from None
+    return parse_quiz(text, str(path))
+
+
+def quiz_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml")))
+        else:
+            files.append(path)
+    return files
+
+
+def load_quizzes(paths: Iterable[Path]) -> tuple[list[Quiz], list[Problem]]:
+    """Load every file; problems of all files, plus ids repeated across files."""
+    quizzes: list[Quiz] = []
+    problems: list[Problem] = []
+    quiz_origin: dict[str, str] = {}
+    question_origin: dict[str, str] = {}
+    for file in quiz_files(paths):
+        try:
+            quiz = load_quiz_file(file)
+        except QuizFileError as exc:
+            problems.extend(exc.problems)
+            continue
+        text = file.read_text(encoding="utf-8")
+        duplicate = False
+        if quiz.id in quiz_origin:
+            problems.append(
+                Problem(
+                    str(file),
+                    line_of(text, ("id",)),
+                    "id",
+                    f"duplicate quiz id '{quiz.id}' (also in {quiz_origin[quiz.id]})",
+                )
+            )
+            duplicate = True
+        quiz_origin.setdefault(quiz.id, str(file))
+        for index, question in enumerate(quiz.questions):
+            if question.id in question_origin and question_origin[question.id] != str(file):
+                path: FieldPath = ("questions", index, "id")
+                problems.append(
+                    Problem(
+                        str(file),
+                        line_of(text, path),
+                        format_path(path),
+                        f"duplicate question id '{question.id}' (also in {question_origin[question.id]})",
+                    )
+                )
+                duplicate = True
+            question_origin.setdefault(question.id, str(file))
+        if not duplicate:
+            quizzes.append(quiz)
+    return quizzes, sorted(problems)
+
+
+def load_bank(paths: Iterable[Path] = (SHIPPED_DIR,)) -> QuizBank:
+    """Load and validate; any problem in any file raises QuizFileError."""
+    quizzes, problems = load_quizzes(paths)
+    if problems:
+        raise QuizFileError(problems)
+    return QuizBank(quizzes)
+
+
+def file_cue_warnings(paths: Iterable[Path]) -> list[str]:
+    """`FILE: warning: ...` lines for every quiz file under `paths` that loads."""
+    lines: list[str] = []
+    for file in quiz_files(paths):
+        try:
+            quiz = load_quiz_file(file)
+        except QuizFileError:
+            continue  # its problems are reported by load_quizzes
+        lines.extend(f"{file}: warning: {cue.message()}" for cue in answer_cues(quiz))
+    return lines
