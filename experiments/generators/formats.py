@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from decimal import Decimal
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -61,6 +63,27 @@ def _plain(rng: random.Random, lo: int, hi: int, *, neg: float = 0.0, max_value:
     return "-" + text if rng.random() < neg else text
 
 
+def representable(x_text: str, key: str) -> bool:
+    """Whether the decimal is exactly a value of the format (pure Python, for drawing)."""
+    p, emin = PRECISION[key]
+    v = abs(Fraction(Decimal(x_text)))
+    if v == 0:
+        return True
+    e = max(v.numerator.bit_length() - v.denominator.bit_length(), emin)
+    if Fraction(2) ** e > v:
+        e = max(e - 1, emin)
+    spacing = Fraction(2) ** (e - p + 1)
+    return (v / spacing).denominator == 1 and v <= Fraction(FORMATS[key].max)
+
+
+def _fresh(rng: random.Random, key: str, draw: Callable[[random.Random], str]) -> str:
+    """``draw()``, drawn again (mostly) while it gives a value the format holds exactly."""
+    x = draw(rng)
+    while representable(x, key) and rng.random() < 0.85:
+        x = draw(rng)
+    return x
+
+
 def _midpoint(rng: random.Random, fmt: Format, e_lo: int, e_hi: int) -> str:
     """A decimal within a float32 step of the midpoint between two neighbours of ``fmt``.
 
@@ -82,7 +105,7 @@ def _midpoint(rng: random.Random, fmt: Format, e_lo: int, e_hi: int) -> str:
 def _draw_fp16(rng: random.Random) -> dict[str, Any]:
     r = rng.random()
     if r < 0.35:
-        x = _plain(rng, -3, 4, neg=0.15, max_value=60000)
+        x = _fresh(rng, "float16", lambda r: _plain(r, -3, 4, neg=0.15, max_value=60000))
     elif r < 0.50:
         n = rng.randint(2049, 65503)
         x = str(n) if rng.random() < 0.7 else f"{n}.5"
@@ -109,9 +132,9 @@ def _fp16_edge(rng: random.Random) -> str:
 def _draw_bf16(rng: random.Random) -> dict[str, Any]:
     r = rng.random()
     if r < 0.35:
-        x = _plain(rng, -3, 6, neg=0.15)
+        x = _fresh(rng, "bfloat16", lambda r: _plain(r, -3, 6, neg=0.15))
     elif r < 0.55:
-        x = str(rng.randint(257, 2**20))
+        x = _fresh(rng, "bfloat16", lambda r: str(r.randint(257, 2**20)))
     elif r < 0.70:
         x = _plain(rng, 5, 8, max_value=1e9)
     elif r < 0.85:
@@ -124,7 +147,7 @@ def _draw_bf16(rng: random.Random) -> dict[str, Any]:
 def _draw_e4m3(rng: random.Random) -> dict[str, Any]:
     r = rng.random()
     if r < 0.45:
-        x = _plain(rng, -2, 2, neg=0.15, max_value=440)
+        x = _fresh(rng, "float8_e4m3fn", lambda r: _plain(r, -2, 2, neg=0.15, max_value=440))
     elif r < 0.63:
         x = str(rng.randint(449, 2000)) if rng.random() < 0.7 else _plain(rng, 2, 2, max_value=1000)
         if float(x) <= 448:
@@ -139,7 +162,7 @@ def _draw_e4m3(rng: random.Random) -> dict[str, Any]:
 def _draw_e5m2(rng: random.Random) -> dict[str, Any]:
     r = rng.random()
     if r < 0.45:
-        x = _plain(rng, -3, 4, neg=0.15, max_value=50000)
+        x = _fresh(rng, "float8_e5m2", lambda r: _plain(r, -3, 4, neg=0.15, max_value=50000))
     elif r < 0.63:
         x = str(rng.randint(57345, 100000))
     elif r < 0.80:
@@ -251,7 +274,7 @@ def _round_build(fmt: Format, params: dict[str, Any], rng: random.Random) -> Dra
     # Misconceptions every regime can draw from, in a seeded order.
     in_other = cast(x, other)
     if key == "bfloat16" and (math.isinf(in_other) or abs(in_other) < F16.tiny):
-        pool.append(miss("bf16-has-fp16-range", exact(in_other), other=exact(in_other)))
+        pool.append(miss("bf16-has-fp16-range", exact(in_other), other=other.label))
     else:
         pool.append(miss("wrong-format", exact(in_other), fmt=label, other=other.label))
     pool.append(miss("stored-exactly", x_text))
@@ -474,7 +497,6 @@ def multiply_build(params: dict[str, Any], rng: random.Random) -> Draft:
         miss("off-by-one-exponent", printed(right * 2 if math.isfinite(right) else F16.max / 2)),
     ]
     if math.isfinite(right):
-        fallback.append(miss("overflows-early", "inf", fmt="fp16", max=mx, mid="65520"))
         fallback.append(miss("wrong-spacing", printed(step(right, F16, -2)), fmt="fp16"))
     return Draft(prompt, Option(both(printed(right))), options + pool + fallback, head)
 
@@ -590,7 +612,7 @@ def sum_build(params: dict[str, Any], rng: random.Random) -> Draft:
             if math.isinf(right)
             else f"{printed(right)}."
         )
-        + f" Adding the elements one by one in fp16 would stall at {printed(sequential)}.",
+        + f" Adding the elements one by one in fp16 would end at {printed(sequential)}.",
         "id": f"Setiap elemen menyimpan {exact(v16)}. torch.sum menjumlahkan tensor fp16 dengan "
         f"akumulator fp32 dan membulatkan totalnya, {n} × {exact(v16)} = {exact(total)}, ke fp16 "
         "sekali di akhir: "
@@ -599,7 +621,7 @@ def sum_build(params: dict[str, Any], rng: random.Random) -> Draft:
             if math.isinf(right)
             else f"{printed(right)}."
         )
-        + f" Menjumlahkan elemen satu per satu dalam fp16 akan macet di {printed(sequential)}.",
+        + f" Menjumlahkan elemen satu per satu dalam fp16 akan berakhir di {printed(sequential)}.",
     }
     options: list[Option] = []
     if sequential != right:
@@ -609,12 +631,16 @@ def sum_build(params: dict[str, Any], rng: random.Random) -> Draft:
         pool += [miss("sum-returns-fp32", printed(total)), miss("saturates-fp16", printed(F16.max))]
     else:
         pool.append(miss("sum-returns-fp32", printed(total)))
-        pool.append(miss("overflows-early", "inf", fmt="fp16", max=exact(F16.max), mid="65520"))
+        if total > F16.max:
+            pool.append(miss("overflows-early", "inf", fmt="fp16", max=exact(F16.max), mid="65520"))
     rng.shuffle(pool)
-    fallback = [
-        miss("off-by-one-exponent", printed(right * 2 if math.isfinite(right) else F16.max / 2)),
-        miss("overflow-gives-nan", "nan"),
-    ]
+    if math.isfinite(right):
+        fallback = [
+            miss("off-by-one-exponent", printed(right * 2)),
+            miss("wrong-spacing", printed(step(right, F16, -2)), fmt="fp16"),
+        ]
+    else:
+        fallback = [miss("overflow-gives-nan", "nan")]
     return Draft(prompt, Option(both(printed(right))), options + pool + fallback, head)
 
 

@@ -34,8 +34,8 @@ MISCONCEPTIONS: dict[str, Text] = {
         "id": "membulatkan ke {other}, bukan ke {fmt}",
     },
     "bf16-has-fp16-range": {
-        "en": "gives bf16 the range of fp16 ({other} would give this); bf16 has fp32's exponent range",
-        "id": "mengira rentang bf16 sama dengan fp16 ({other} memberi nilai ini); rentang eksponen bf16 sama dengan fp32",
+        "en": "gives bf16 the range of {other} (this is {other}'s answer); bf16 has fp32's exponent range",
+        "id": "mengira rentang bf16 sama dengan {other} (ini jawaban untuk {other}); rentang eksponen bf16 sama dengan fp32",
     },
     "saturates": {
         "en": "thinks overflow clamps to the largest finite value, {max}; {fmt} gives inf",
