@@ -50,11 +50,11 @@ def effective_batch_build(params: dict[str, Any], rng: random.Random) -> Draft:
     }
     head = {
         "en": f"Every GPU processes {acc} micro-batches of {mb} before the step, and DDP averages "
-        f"the gradients of all {gpus} GPUs: {gpus} × {mb} × {acc} = {right}. Under the linear "
+        f"the gradients of the {gpus} GPUs: {gpus} × {mb} × {acc} = {right}. Under the linear "
         f"scaling rule (Goyal et al. 2017) a base of lr {BASE_LR} at batch {BASE_BATCH} becomes "
         f"{BASE_LR} × {right}/{BASE_BATCH} = {sig(lr)} (with warm-up).",
         "id": f"Setiap GPU memproses {acc} micro-batch berisi {mb} sebelum step, dan DDP "
-        f"merata-ratakan gradien dari ke-{gpus} GPU: {gpus} × {mb} × {acc} = {right}. Dengan "
+        f"merata-ratakan gradien dari semua {gpus} GPU: {gpus} × {mb} × {acc} = {right}. Dengan "
         f"aturan skala linear (Goyal dkk. 2017), lr dasar {BASE_LR} pada batch {BASE_BATCH} "
         f"menjadi {BASE_LR} × {right}/{BASE_BATCH} = {sig(lr)} (dengan warm-up).",
     }
