@@ -439,9 +439,12 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
 def _draw_multiply(rng: random.Random) -> dict[str, Any]:
     target = math.exp(rng.uniform(math.log(2e4), math.log(2e5)))
     a_digits, b_digits = rng.choice((3, 4)), rng.choice((3, 4))
-    a = rng.uniform(10, 999)
-    ea = math.floor(math.log10(a))
-    a_text = decimal_string(round(a / 10 ** (ea - a_digits + 1)), ea - a_digits + 1)
+    def draw_a(r: random.Random) -> str:
+        a = r.uniform(10, 999)
+        ea = math.floor(math.log10(a))
+        return decimal_string(round(a / 10 ** (ea - a_digits + 1)), ea - a_digits + 1)
+
+    a_text = _fresh(rng, "float16", draw_a)
     b = target / float(a_text)
     eb = math.floor(math.log10(b))
     b_text = decimal_string(round(b / 10 ** (eb - b_digits + 1)), eb - b_digits + 1)
@@ -498,6 +501,8 @@ def multiply_build(params: dict[str, Any], rng: random.Random) -> Draft:
     ]
     if math.isfinite(right):
         fallback.append(miss("wrong-spacing", printed(step(right, F16, -2)), fmt="fp16"))
+        if right < F16.max:
+            fallback.append(miss("wrong-spacing", printed(step(right, F16, 2)), fmt="fp16"))
     return Draft(prompt, Option(both(printed(right))), options + pool + fallback, head)
 
 
@@ -591,8 +596,12 @@ def _draw_sum(rng: random.Random) -> dict[str, Any]:
     target = math.exp(rng.uniform(math.log(1e4), math.log(2.5e5)))
     v = target / n
     e = math.floor(math.log10(v))
-    digits = rng.choice((1, 2, 2, 3))
-    return {"n": n, "v": decimal_string(max(1, round(v / 10 ** (e - digits + 1))), e - digits + 1)}
+
+    def draw_v(r: random.Random) -> str:
+        digits = r.choice((1, 2, 2, 3))
+        return decimal_string(max(1, round(v / 10 ** (e - digits + 1))), e - digits + 1)
+
+    return {"n": n, "v": _fresh(rng, "float16", draw_v)}
 
 
 def sum_build(params: dict[str, Any], rng: random.Random) -> Draft:
@@ -638,6 +647,7 @@ def sum_build(params: dict[str, Any], rng: random.Random) -> Draft:
         fallback = [
             miss("off-by-one-exponent", printed(right * 2)),
             miss("wrong-spacing", printed(step(right, F16, -2)), fmt="fp16"),
+            miss("wrong-spacing", printed(step(right, F16, 2)), fmt="fp16"),
         ]
     else:
         fallback = [miss("overflow-gives-nan", "nan")]
