@@ -41,7 +41,9 @@ def build_parser(prog: str = "quiztutor generate") -> argparse.ArgumentParser:
         default=None,
         help=f"instance number, 0-{SEED_MAX} (default: random, printed)",
     )
-    p.add_argument("--lang", choices=LANGS, default="en", help="language of the texts (default: en)")
+    p.add_argument(
+        "--lang", choices=LANGS, default="en", help="language of the texts (default: en)"
+    )
     p.add_argument("--json", action="store_true", help="print the instance as JSON")
     p.add_argument("--list", action="store_true", help="list the templates with their topics")
     return p
@@ -91,7 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(inst.cli_dict(args.lang), ensure_ascii=False))
         return 0
     lang = args.lang
-    print(f"{inst.template} — {info.title(lang)}   [topic {inst.topic}, difficulty {inst.difficulty}]")
+    print(
+        f"{inst.template} — {info.title(lang)}   [topic {inst.topic}, difficulty {inst.difficulty}]"
+    )
     print(f"seed {inst.seed}   params {json.dumps(inst.params, ensure_ascii=False)}")
     print()
     print(inst.prompt[lang])

@@ -195,7 +195,9 @@ ROUND_REFS = {"fp16-round": f16, "bf16-round": bf16, "fp8-e4m3-round": e4m3, "fp
 
 
 @pytest.mark.parametrize("name", sorted(ROUND_REFS))
-def test_rounding_templates_match_numpy_and_ml_dtypes(batches: dict[str, list[Instance]], name: str) -> None:
+def test_rounding_templates_match_numpy_and_ml_dtypes(
+    batches: dict[str, list[Instance]], name: str
+) -> None:
     ref = ROUND_REFS[name]
     regimes = set()
     for inst in batches[name]:
@@ -239,7 +241,10 @@ def test_ulp_spacing_matches_numpy_and_ml_dtypes(batches: dict[str, list[Instanc
 
 def test_fp16_multiply_matches_numpy(batches: dict[str, list[Instance]]) -> None:
     for inst in batches["fp16-multiply"]:
-        a, b = np.float16(np.float32(float(inst.params["a"]))), np.float16(np.float32(float(inst.params["b"])))
+        a, b = (
+            np.float16(np.float32(float(inst.params["a"]))),
+            np.float16(np.float32(float(inst.params["b"]))),
+        )
         with np.errstate(over="ignore"):
             product = float(np.float16(np.float32(a) * np.float32(b)))
         assert right_text(inst) == printed(product)
@@ -250,8 +255,10 @@ _stalls: dict[tuple[str, float], float] = {}
 
 def stall(dtype: str, step_text: str) -> float:
     """Where ``s = s + step`` stops growing, summed in plain Python."""
-    rnd = (lambda v: struct.unpack("<e", struct.pack("<e", v))[0]) if dtype == "float16" else (
-        lambda v: float(ml_dtypes.bfloat16(v))
+    rnd = (
+        (lambda v: struct.unpack("<e", struct.pack("<e", v))[0])
+        if dtype == "float16"
+        else (lambda v: float(ml_dtypes.bfloat16(v)))
     )
     step = f16(float(step_text)) if dtype == "float16" else bf16(float(step_text))
     key = (dtype, step)
@@ -301,7 +308,9 @@ def scaler_reference(init: int, interval: int, steps: str) -> float:
 def test_gradscaler_scale_matches_the_documented_rule(batches: dict[str, list[Instance]]) -> None:
     for inst in batches["gradscaler-scale"]:
         p = inst.params
-        assert right_text(inst) == exact(scaler_reference(p["init_scale"], p["growth_interval"], p["steps"]))
+        assert right_text(inst) == exact(
+            scaler_reference(p["init_scale"], p["growth_interval"], p["steps"])
+        )
 
 
 def test_clip_unscale_matches_the_formula(batches: dict[str, list[Instance]]) -> None:
@@ -404,7 +413,9 @@ def test_memory_templates_match_integer_formulas(batches: dict[str, list[Instanc
         assert right_text(inst) == tenths_gb(16 * p["n_params"] + act)
     sizes = {"float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float64": 8, "int8": 1}
     for inst in batches["tensor-bytes"]:
-        assert right_text(inst) == str(math.prod(inst.params["shape"]) * sizes[inst.params["dtype"]])
+        assert right_text(inst) == str(
+            math.prod(inst.params["shape"]) * sizes[inst.params["dtype"]]
+        )
 
 
 def test_autocast_dtype_reports_what_torch_does(batches: dict[str, list[Instance]]) -> None:
@@ -422,7 +433,9 @@ def test_autocast_dtype_reports_what_torch_does(batches: dict[str, list[Instance
 # --------------------------------------------------------------------------- validation
 
 
-def test_validate_passes_on_1000_seeds_of_every_template(batches: dict[str, list[Instance]]) -> None:
+def test_validate_passes_on_1000_seeds_of_every_template(
+    batches: dict[str, list[Instance]],
+) -> None:
     assert validate_templates(SEEDS, instances=batches) == []
     for name, insts in batches.items():
         assert len({i.answer for i in insts}) == TEMPLATES[name].n_choices, name  # every slot used
@@ -448,7 +461,7 @@ def test_every_distractor_is_explained(batches: dict[str, list[Instance]]) -> No
 
 
 def _bad_instance(seed: int, **changes: Any) -> Instance:
-    base = {
+    base: dict[str, Any] = {
         "template": "broken",
         "seed": seed,
         "params": {"x": seed},
@@ -484,7 +497,9 @@ def _two_equal_distractors(params: dict[str, Any], rng: Any) -> Instance:
 
 
 def _always_slot_zero(params: dict[str, Any], rng: Any) -> Instance:
-    return _bad_instance(params["x"], answer=0, misconceptions=[None, "gib-not-gb", "gib-not-gb", "gib-not-gb"])
+    return _bad_instance(
+        params["x"], answer=0, misconceptions=[None, "gib-not-gb", "gib-not-gb", "gib-not-gb"]
+    )
 
 
 def _right_always_longest(params: dict[str, Any], rng: Any) -> Draft:
@@ -497,7 +512,9 @@ def _right_always_longest(params: dict[str, Any], rng: Any) -> Draft:
 
 
 def _too_long(params: dict[str, Any], rng: Any) -> Instance:
-    return _bad_instance(params["x"], prompt={"id": "x" * 1001, "en": "ok"}, explanation=both("y" * 1001))
+    return _bad_instance(
+        params["x"], prompt={"id": "x" * 1001, "en": "ok"}, explanation=both("y" * 1001)
+    )
 
 
 def _raises(params: dict[str, Any], rng: Any) -> Draft:

@@ -75,7 +75,9 @@ def test_generate_batch_and_errors(worker: Connection) -> None:
 
 
 def test_demos_still_run_beside_generation(worker: Connection) -> None:
-    status, _, payload = ask(worker, "run", 200, "accumulation", {"micro_batches": 1, "micro_batch_size": 2})
+    status, _, payload = ask(
+        worker, "run", 200, "accumulation", {"micro_batches": 1, "micro_batch_size": 2}
+    )
     assert status == "ok" and payload["demo"] == "accumulation"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import torch
@@ -44,10 +44,10 @@ def _draw(rng: random.Random) -> dict[str, Any]:
     return {"dtype": rng.choice(tuple(LOW)), "op": rng.choice(tuple(OPS))}
 
 
-@lru_cache(maxsize=None)
+@cache
 def observe(key: str, op: str) -> str:
     """The dtype ``op`` returns for fp32 inputs inside autocast('cpu', dtype=key)."""
-    expr, fn = OPS[op]
+    _, fn = OPS[op]
     g = torch.Generator().manual_seed(0)
     a, b, c = (torch.randn(8, 8, generator=g) for _ in range(3))
     with torch.autocast("cpu", dtype=LOW[key]):

@@ -79,7 +79,16 @@ def _draw_accumulation(rng: random.Random) -> dict[str, Any]:
     while True:
         grads = [rng.choice((-1, 1)) * rng.randint(1, 12) / 4 for _ in range(n)]
         total, last = sum(grads), grads[-1]
-        values = {total, total / n, last, last / n, total / n / n, total * n, last / n / n, last * n}
+        values = {
+            total,
+            total / n,
+            last,
+            last / n,
+            total / n / n,
+            total * n,
+            last / n / n,
+            last * n,
+        }
         if total != 0 and len(values) == 8:  # every candidate answer differs from the others
             break
     return {
@@ -123,7 +132,9 @@ def accumulation_build(params: dict[str, Any], rng: random.Random) -> Draft:
     total, last = sum(grads), grads[-1]
     if inside:
         what_en = "`w.grad = None` at the top of the loop throws away every micro-batch's gradient but the last"
-        what_id = "`w.grad = None` di awal loop membuang gradien setiap micro-batch kecuali yang terakhir"
+        what_id = (
+            "`w.grad = None` di awal loop membuang gradien setiap micro-batch kecuali yang terakhir"
+        )
         expr = f"{last}" + (f" / {n}" if divide else "")
     else:
         what_en = "backward() adds into w.grad, so the micro-batches accumulate"
@@ -131,19 +142,29 @@ def accumulation_build(params: dict[str, Any], rng: random.Random) -> Draft:
         terms = str(grads[0]) + "".join(f" − {-g}" if g < 0 else f" + {g}" for g in grads[1:])
         expr = f"({terms})" + (f" / {n}" if divide else "")
     head = {
-        "en": f"{what_en}, and " + ("each loss is divided by N" if divide else "no loss is divided by N")
+        "en": f"{what_en}, and "
+        + ("each loss is divided by N" if divide else "no loss is divided by N")
         + f": w.grad = {expr} = {right}.",
-        "id": f"{what_id}, dan " + ("tiap loss dibagi N" if divide else "tidak ada loss yang dibagi N")
+        "id": f"{what_id}, dan "
+        + ("tiap loss dibagi N" if divide else "tidak ada loss yang dibagi N")
         + f": w.grad = {expr} = {right}.",
     }
     options: list[Option] = []
     if inside:
         options.append(miss("grads-accumulate-anyway", printed(total / n if divide else total)))
         options.append(miss("grads-accumulate-anyway", printed(total if divide else total / n)))
-        options.append(miss("forgot-divide-by-n", printed(last)) if divide else miss("assumed-divide-by-n", printed(last / n)))
+        options.append(
+            miss("forgot-divide-by-n", printed(last))
+            if divide
+            else miss("assumed-divide-by-n", printed(last / n))
+        )
     else:
         options.append(miss("last-micro-batch-only", printed(last / n if divide else last)))
-        options.append(miss("forgot-divide-by-n", printed(total)) if divide else miss("assumed-divide-by-n", printed(total / n)))
+        options.append(
+            miss("forgot-divide-by-n", printed(total))
+            if divide
+            else miss("assumed-divide-by-n", printed(total / n))
+        )
         options.append(miss("last-micro-batch-only", printed(last if divide else last / n)))
     rng.shuffle(options)
     fallback = [
@@ -176,7 +197,9 @@ def tokens_build(params: dict[str, Any], rng: random.Random) -> Draft:
     right = float((m * t).sum().item() / t.sum().item())
     pairs = list(enumerate(zip(tokens, means, strict=True), start=1))
     rows = "\n".join(f"• {i}: {tok} tokens, mean loss {mean:.2f}" for i, (tok, mean) in pairs)
-    rows_id = "\n".join(f"• {i}: {tok} token, rata-rata loss {mean:.2f}" for i, (tok, mean) in pairs)
+    rows_id = "\n".join(
+        f"• {i}: {tok} token, rata-rata loss {mean:.2f}" for i, (tok, mean) in pairs
+    )
     prompt = {
         "en": f"A batch is split into {n} micro-batches with different numbers of (non-padding) "
         f"tokens; each reports its mean token loss:\n{rows}\nWhat is the mean token loss of the "
@@ -214,7 +237,11 @@ def _draw_lr(rng: random.Random) -> dict[str, Any]:
     optimizer = rng.choice(("SGD", "Adam", "AdamW"))
     base_batch = rng.choice((128, 256, 512, 1024))
     factor = rng.choice((2, 3, 4, 6, 8, 16, 0.5, 0.25))
-    base_lr = rng.choice(("0.1", "0.05", "0.2")) if optimizer == "SGD" else rng.choice(("1e-04", "3e-04", "6e-04", "0.001"))
+    base_lr = (
+        rng.choice(("0.1", "0.05", "0.2"))
+        if optimizer == "SGD"
+        else rng.choice(("1e-04", "3e-04", "6e-04", "0.001"))
+    )
     return {
         "optimizer": optimizer,
         "base_lr": base_lr,
@@ -260,7 +287,9 @@ def lr_build(params: dict[str, Any], rng: random.Random) -> Draft:
             "heuristik; periksa dengan run singkat.",
         }
     options = [
-        miss("sqrt-rule-for-sgd", sig(sqrt, 3)) if is_sgd else miss("linear-rule-for-adam", sig(linear, 3)),
+        miss("sqrt-rule-for-sgd", sig(sqrt, 3))
+        if is_sgd
+        else miss("linear-rule-for-adam", sig(linear, 3)),
         miss("lr-unchanged", sig(float(lr0.item()), 3)),
         miss("inverse-scaling", sig(inv_linear if is_sgd else inv_sqrt, 3)),
     ]
@@ -272,7 +301,7 @@ def lr_build(params: dict[str, Any], rng: random.Random) -> Draft:
 # --------------------------------------------------------------------------- steps per epoch
 
 
-class _Sized(torch.utils.data.Dataset):  # type: ignore[type-arg]
+class _Sized(torch.utils.data.Dataset[int]):
     def __init__(self, n: int) -> None:
         self.n = n
 
@@ -293,9 +322,13 @@ def _draw_epoch(rng: random.Random) -> dict[str, Any]:
 
 
 def epoch_build(params: dict[str, Any], rng: random.Random) -> Draft:
-    d, gpus, mb, acc = (int(params[k]) for k in ("dataset", "gpus", "micro_batch", "accumulation_steps"))
+    d, gpus, mb, acc = (
+        int(params[k]) for k in ("dataset", "gpus", "micro_batch", "accumulation_steps")
+    )
     data = _Sized(d)
-    sampler = DistributedSampler(data, num_replicas=gpus, rank=0, shuffle=False, drop_last=False)
+    sampler: DistributedSampler[int] = DistributedSampler(
+        data, num_replicas=gpus, rank=0, shuffle=False, drop_last=False
+    )
     loader = DataLoader(data, batch_size=mb, sampler=sampler, drop_last=False)
     per_gpu = len(sampler)
     micro = len(loader)
@@ -342,7 +375,10 @@ def epoch_build(params: dict[str, Any], rng: random.Random) -> Draft:
 
 
 def _draw_pipeline(rng: random.Random) -> dict[str, Any]:
-    return {"stages": rng.randint(3, 16), "micro_batches": rng.choice((4, 6, 8, 12, 16, 24, 32, 48, 64))}
+    return {
+        "stages": rng.randint(3, 16),
+        "micro_batches": rng.choice((4, 6, 8, 12, 16, 24, 32, 48, 64)),
+    }
 
 
 def pipeline_build(params: dict[str, Any], rng: random.Random) -> Draft:

@@ -35,7 +35,12 @@ from experiments.generators.misconceptions import miss
 F16, BF16 = FORMATS["float16"], FORMATS["bfloat16"]
 E4M3, E5M2 = FORMATS["float8_e4m3fn"], FORMATS["float8_e5m2"]
 #: Significand bits (with the implicit one) and the smallest normal exponent.
-PRECISION = {"float16": (11, -14), "bfloat16": (8, -126), "float8_e4m3fn": (4, -6), "float8_e5m2": (3, -14)}
+PRECISION = {
+    "float16": (11, -14),
+    "bfloat16": (8, -126),
+    "float8_e4m3fn": (4, -6),
+    "float8_e5m2": (3, -14),
+}
 OTHER = {"float16": BF16, "bfloat16": F16, "float8_e4m3fn": E5M2, "float8_e5m2": E4M3}
 
 ASK = {
@@ -51,7 +56,9 @@ def code(src: str) -> str:
 # --------------------------------------------------------------------------- drawing
 
 
-def _plain(rng: random.Random, lo: int, hi: int, *, neg: float = 0.0, max_value: float = math.inf) -> str:
+def _plain(
+    rng: random.Random, lo: int, hi: int, *, neg: float = 0.0, max_value: float = math.inf
+) -> str:
     """A decimal with 1-5 significant digits whose leading digit is at 10^lo..10^hi."""
     while True:
         digits = rng.choice((1, 2, 2, 3, 3, 4, 5))
@@ -195,7 +202,6 @@ def _round_build(fmt: Format, params: dict[str, Any], rng: random.Random) -> Dra
     first: list[Option] = []
     pool: list[Option] = []
     fallback: list[Option] = []
-    fields = {"fmt": label, "max": exact(fmt.max), "mid": exact(fmt.overflow_midpoint)}
     difficulty = 2
     beyond = abs(x) > fmt.max
 
@@ -265,7 +271,9 @@ def _round_build(fmt: Format, params: dict[str, Any], rng: random.Random) -> Dra
             if right != 0 and abs(right) < fmt.tiny:
                 first.append(miss("no-subnormals", "0", tiny=exact(fmt.tiny)))
         if right != 0:
-            pool.append(miss("off-by-one-exponent", exact(right * 2 if rng.random() < 0.5 else right / 2)))
+            pool.append(
+                miss("off-by-one-exponent", exact(right * 2 if rng.random() < 0.5 else right / 2))
+            )
             fallback.append(miss("wrong-spacing", exact(step(right, fmt, 2)), fmt=label))
             fallback.append(miss("wrong-spacing", exact(step(right, fmt, -2)), fmt=label))
         else:
@@ -280,10 +288,14 @@ def _round_build(fmt: Format, params: dict[str, Any], rng: random.Random) -> Dra
     pool.append(miss("stored-exactly", x_text))
     rng.shuffle(pool)
     explanation = head
-    return Draft(prompt, Option(both(exact(right))), first + pool + fallback, explanation, difficulty)
+    return Draft(
+        prompt, Option(both(exact(right))), first + pool + fallback, explanation, difficulty
+    )
 
 
-def _overflow(fmt: Format, x_text: str, x: float, f32: float, right: float) -> tuple[Text, list[Option]]:
+def _overflow(
+    fmt: Format, x_text: str, x: float, f32: float, right: float
+) -> tuple[Text, list[Option]]:
     label = fmt.label
     mx, mid = exact(fmt.max), exact(fmt.overflow_midpoint)
     nxt = exact(2 * fmt.overflow_midpoint - fmt.max)
@@ -319,12 +331,15 @@ def _overflow(fmt: Format, x_text: str, x: float, f32: float, right: float) -> t
         "en": f"{label}'s largest finite value is {mx}; the next step of its grid would be {nxt}, "
         f"so a value rounds down to {mx} only below the midpoint {mid}, and from there on it "
         f"overflows to inf. torch first rounds {x_text} to float32, {f32_text}, which is "
-        + (f"below {mid}: {exact(right)}." if math.isfinite(right) else f"not below {mid}: inf.")
-        ,
+        + (f"below {mid}: {exact(right)}." if math.isfinite(right) else f"not below {mid}: inf."),
         "id": f"Nilai hingga terbesar {label} adalah {mx}; langkah grid berikutnya akan {nxt}, "
         f"jadi sebuah nilai dibulatkan turun ke {mx} hanya jika di bawah titik tengah {mid}, dan "
         f"mulai dari situ menjadi inf. torch membulatkan {x_text} ke float32 dulu, {f32_text}, "
-        + (f"yang di bawah {mid}: {exact(right)}." if math.isfinite(right) else f"yang tidak di bawah {mid}: inf."),
+        + (
+            f"yang di bawah {mid}: {exact(right)}."
+            if math.isfinite(right)
+            else f"yang tidak di bawah {mid}: inf."
+        ),
     }
     if math.isinf(right):
         direct = fmt.max if abs(x) < fmt.overflow_midpoint else right
@@ -366,7 +381,12 @@ def _draw_ulp(rng: random.Random) -> dict[str, Any]:
     elif r < 0.35 and dtype == "float16":
         x = _plain(rng, -7, -5, max_value=6e-5)
     else:
-        x = _plain(rng, -3, 4 if dtype == "float16" else 7, max_value=60000 if dtype == "float16" else math.inf)
+        x = _plain(
+            rng,
+            -3,
+            4 if dtype == "float16" else 7,
+            max_value=60000 if dtype == "float16" else math.inf,
+        )
     return {"dtype": dtype, "x": x}
 
 
@@ -384,7 +404,7 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
     x_text = params["x"]
     v = cast(float(x_text), fmt)
     gap = _gap_above(v, fmt)
-    p, emin = PRECISION[fmt.key]
+    p, _ = PRECISION[fmt.key]
     eps = 2.0 ** (1 - p)
     label = fmt.label
     prompt = {
@@ -427,9 +447,19 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
     other = OTHER[fmt.key]
     in_other = cast(v, other)
     if other.tiny <= in_other < other.max:
-        pool.append(miss("wrong-format", power_of_two(_gap_above(in_other, other)), fmt=label, other=other.label))
+        pool.append(
+            miss(
+                "wrong-format",
+                power_of_two(_gap_above(in_other, other)),
+                fmt=label,
+                other=other.label,
+            )
+        )
     rng.shuffle(pool)
-    fallback = [miss("off-by-one-exponent", power_of_two(gap * 2)), miss("off-by-one-exponent", power_of_two(gap / 2))]
+    fallback = [
+        miss("off-by-one-exponent", power_of_two(gap * 2)),
+        miss("off-by-one-exponent", power_of_two(gap / 2)),
+    ]
     return Draft(prompt, Option(both(power_of_two(gap))), first + pool + fallback, head)
 
 
@@ -439,6 +469,7 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
 def _draw_multiply(rng: random.Random) -> dict[str, Any]:
     target = math.exp(rng.uniform(math.log(2e4), math.log(2e5)))
     a_digits, b_digits = rng.choice((3, 4)), rng.choice((3, 4))
+
     def draw_a(r: random.Random) -> str:
         a = r.uniform(10, 999)
         ea = math.floor(math.log10(a))
@@ -474,22 +505,32 @@ def multiply_build(params: dict[str, Any], rng: random.Random) -> Draft:
     }
     options: list[Option] = []
     if math.isinf(right):
-        head["en"] += f"it is at or beyond the midpoint 65520 above fp16's largest value {mx}, so the result is inf."
-        head["id"] += f"nilainya mencapai atau melewati titik tengah 65520 di atas nilai terbesar fp16, {mx}, jadi hasilnya inf."
+        head["en"] += (
+            f"it is at or beyond the midpoint 65520 above fp16's largest value {mx}, so the result is inf."
+        )
+        head["id"] += (
+            f"nilainya mencapai atau melewati titik tengah 65520 di atas nilai terbesar fp16, {mx}, jadi hasilnya inf."
+        )
         options.append(miss("saturates-fp16", printed(F16.max)))
         pool = [miss("fp32-result", printed(exact32)), miss("overflow-gives-nan", "nan")]
     else:
         head["en"] += f"{printed(right)}."
         head["id"] += f"{printed(right)}."
         if exact32 > F16.max:
-            head["en"] += f" It lies above {mx} but below the midpoint 65520, so it rounds down instead of overflowing."
-            head["id"] += f" Nilainya di atas {mx} tetapi di bawah titik tengah 65520, jadi dibulatkan turun, bukan overflow."
+            head["en"] += (
+                f" It lies above {mx} but below the midpoint 65520, so it rounds down instead of overflowing."
+            )
+            head["id"] += (
+                f" Nilainya di atas {mx} tetapi di bawah titik tengah 65520, jadi dibulatkan turun, bukan overflow."
+            )
             options.append(miss("overflows-early", "inf", fmt="fp16", max=mx, mid="65520"))
         lo, hi = bracket(exact32, right, F16)
         if lo != hi:
             other_side = lo if right == hi else hi
             if math.isfinite(other_side):
-                options.append(miss("truncates" if other_side < right else "rounds-away", printed(other_side)))
+                options.append(
+                    miss("truncates" if other_side < right else "rounds-away", printed(other_side))
+                )
         pool = [miss("fp32-result", printed(exact32))]
     pool.append(miss("exact-arithmetic", printed(decimal_product), fmt="fp16"))
     rng.shuffle(pool)
@@ -541,7 +582,10 @@ def _draw_stall(rng: random.Random) -> dict[str, Any]:
         s = fmt_decimal(Decimal(2) ** rng.randint(-3, 1))
     else:
         digits = rng.choice((1, 2))
-        s = decimal_string(rng.randrange(10 ** (digits - 1), 10**digits), rng.randint(-3 if dtype == "float16" else -2, 0) - digits + 1)
+        s = decimal_string(
+            rng.randrange(10 ** (digits - 1), 10**digits),
+            rng.randint(-3 if dtype == "float16" else -2, 0) - digits + 1,
+        )
     return {"dtype": dtype, "step": s}
 
 
@@ -587,7 +631,10 @@ def stall_build(params: dict[str, Any], rng: random.Random) -> Draft:
     if fmt is F16:
         pool.append(miss("grows-until-overflow", "inf"))
     rng.shuffle(pool)
-    fallback = [miss("off-by-one-exponent", printed(right * 2)), miss("off-by-one-exponent", printed(right / 2))]
+    fallback = [
+        miss("off-by-one-exponent", printed(right * 2)),
+        miss("off-by-one-exponent", printed(right / 2)),
+    ]
     return Draft(prompt, Option(both(printed(right))), pool + fallback, head)
 
 

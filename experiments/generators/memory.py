@@ -192,7 +192,9 @@ _DTYPES = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float64", "int8")
 
 def _draw_tensor(rng: random.Random) -> dict[str, Any]:
     dims = rng.choice((2, 2, 3))
-    shape = [rng.choice((64, 128, 256, 512, 768, 1024, 2048, 3072, 4096, 8192)) for _ in range(dims)]
+    shape = [
+        rng.choice((64, 128, 256, 512, 768, 1024, 2048, 3072, 4096, 8192)) for _ in range(dims)
+    ]
     if dims == 3:
         shape[0] = rng.choice((1, 2, 4, 8, 16, 32))
     return {"shape": shape, "dtype": rng.choice(_DTYPES)}
@@ -223,7 +225,15 @@ def tensor_build(params: dict[str, Any], rng: random.Random) -> Draft:
         options.append(miss("assumed-fp32", str(numel * 4)))
     for wrong in (1, 2, 4, 8):
         if wrong not in (size, 4):
-            pool.append(miss("wrong-element-size", str(numel * wrong), size=wrong, dtype=f"torch.{key}", actual=size))
+            pool.append(
+                miss(
+                    "wrong-element-size",
+                    str(numel * wrong),
+                    size=wrong,
+                    dtype=f"torch.{key}",
+                    actual=size,
+                )
+            )
     rng.shuffle(pool)
     return Draft(prompt, Option(both(str(right))), options + pool, head)
 

@@ -15,7 +15,14 @@ from typing import Any
 import torch
 
 from experiments.generators._torch import FORMATS, cast, step
-from experiments.generators.fmt import decimal_string, exact, fmt_decimal, power_of_two, printed, sig
+from experiments.generators.fmt import (
+    decimal_string,
+    exact,
+    fmt_decimal,
+    power_of_two,
+    printed,
+    sig,
+)
 from experiments.generators.formats import ASK, F16, code
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
@@ -93,7 +100,9 @@ def run_scaler(init_scale: int, growth_interval: int, steps: str) -> list[float]
     """
     w = torch.zeros(1, requires_grad=True)
     optimizer = torch.optim.SGD([w], lr=0.0)
-    scaler = torch.amp.GradScaler("cpu", init_scale=float(init_scale), growth_interval=growth_interval)
+    scaler = torch.amp.GradScaler(
+        "cpu", init_scale=float(init_scale), growth_interval=growth_interval
+    )
     trace = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -157,14 +166,20 @@ def scaler_build(params: dict[str, Any], rng: random.Random) -> Draft:
         f"Skalanya berubah {path}.",
     }
     pool = [
-        miss("tracker-survives-overflow", exact(simulate_scaler(init, gi, steps, reset_on_overflow=False))),
+        miss(
+            "tracker-survives-overflow",
+            exact(simulate_scaler(init, gi, steps, reset_on_overflow=False)),
+        ),
         miss("no-backoff", exact(simulate_scaler(init, gi, steps, backoff=False))),
         miss("grows-every-step", exact(simulate_scaler(init, 1, steps))),
         miss("growth-off-by-one", exact(simulate_scaler(init, gi + 1, steps))),
         miss("scale-fixed", exact(float(init))),
     ]
     rng.shuffle(pool)
-    fallback = [miss("off-by-one-exponent", exact(right * 2)), miss("off-by-one-exponent", exact(right / 2))]
+    fallback = [
+        miss("off-by-one-exponent", exact(right * 2)),
+        miss("off-by-one-exponent", exact(right / 2)),
+    ]
     return Draft(prompt, Option(both(exact(right))), pool + fallback, head)
 
 
@@ -197,6 +212,7 @@ def clip_build(params: dict[str, Any], rng: random.Random) -> Draft:
         else:
             torch.nn.utils.clip_grad_norm_([w], max_norm=c)
             scaler.unscale_(optimizer)
+    assert w.grad is not None
     right = float(w.grad.norm().item())
     lines = [
         f"scaler.scale(loss).backward()   # the scaler's scale is {scale}",
@@ -216,7 +232,10 @@ def clip_build(params: dict[str, Any], rng: random.Random) -> Draft:
     clipped = min(g, c)
     if unscale_first:
         if g > c:
-            tail_en, tail_id = f"clips it to max_norm: {sig(right)}.", f"memotongnya ke max_norm: {sig(right)}."
+            tail_en, tail_id = (
+                f"clips it to max_norm: {sig(right)}.",
+                f"memotongnya ke max_norm: {sig(right)}.",
+            )
         else:
             tail_en = f"leaves it alone, since it is below max_norm {c_text}: {sig(right)}."
             tail_id = f"membiarkannya, karena di bawah max_norm {c_text}: {sig(right)}."
@@ -227,7 +246,9 @@ def clip_build(params: dict[str, Any], rng: random.Random) -> Draft:
             f"melihat norm sebenarnya, {g_text}, dan {tail_id}",
         }
         options = [miss("clip-before-unscale", sig(c / scale if g * scale > c else g))]
-        options.append(miss("clip-sets-norm", sig(c)) if g < c else miss("clip-not-applied", sig(g)))
+        options.append(
+            miss("clip-sets-norm", sig(c)) if g < c else miss("clip-not-applied", sig(g))
+        )
         options.append(miss("still-scaled", sig(clipped * scale)))
     else:
         head = {
@@ -244,7 +265,10 @@ def clip_build(params: dict[str, Any], rng: random.Random) -> Draft:
         if g != clipped:
             options.append(miss("clip-not-applied", sig(g)))
     rng.shuffle(options)
-    fallback = [miss("off-by-one-exponent", sig(right * 2)), miss("off-by-one-exponent", sig(right / 2))]
+    fallback = [
+        miss("off-by-one-exponent", sig(right * 2)),
+        miss("off-by-one-exponent", sig(right / 2)),
+    ]
     return Draft(prompt, Option(both(sig(right))), options + fallback, head)
 
 
@@ -396,7 +420,10 @@ def adam_build(params: dict[str, Any], rng: random.Random) -> Draft:
     rng.shuffle(pool)
     fallback = []
     if math.isfinite(right):
-        fallback += [miss("off-by-one-exponent", printed(right * 2)), miss("off-by-one-exponent", printed(right / 2))]
+        fallback += [
+            miss("off-by-one-exponent", printed(right * 2)),
+            miss("off-by-one-exponent", printed(right / 2)),
+        ]
     fallback.append(miss("update-is-zero", "0.0"))
     return Draft(prompt, Option(both(printed(right))), options + pool + fallback, head)
 

@@ -60,7 +60,9 @@ def instance_problems(inst: Instance, info: TemplateInfo | None = None) -> list[
         choices = inst.choices[lang]
         for text in choices:
             if not text.strip() or len(text.strip()) > CHOICE_MAX:
-                out.append(f"{lang} choice {text[:40]!r} has {len(text.strip())} characters (1-{CHOICE_MAX} allowed)")
+                out.append(
+                    f"{lang} choice {text[:40]!r} has {len(text.strip())} characters (1-{CHOICE_MAX} allowed)"
+                )
         keys = [choice_key(text) for text in choices]
         for i in range(n):
             for j in range(i + 1, n):
@@ -81,10 +83,14 @@ def instance_problems(inst: Instance, info: TemplateInfo | None = None) -> list[
             if i == inst.answer and name is not None:
                 out.append(f"the right answer is labelled with misconception {name!r}")
             elif i != inst.answer and name not in MISCONCEPTIONS:
-                out.append(f"distractor {inst.choices['en'][i]!r} names unknown misconception {name!r}")
+                out.append(
+                    f"distractor {inst.choices['en'][i]!r} names unknown misconception {name!r}"
+                )
     if info is not None:
         if sorted(inst.params) != sorted(info.params):
-            out.append(f"params {sorted(inst.params)} differ from the registry's {sorted(info.params)}")
+            out.append(
+                f"params {sorted(inst.params)} differ from the registry's {sorted(info.params)}"
+            )
         if inst.template != info.name:
             out.append(f"instance says template {inst.template!r}")
     if not TOPIC_PATTERN.match(inst.topic or ""):
@@ -100,7 +106,9 @@ def instance_problems(inst: Instance, info: TemplateInfo | None = None) -> list[
     return out
 
 
-def batch_problems(name: str, instances: Sequence[Instance], info: TemplateInfo | None = None) -> list[str]:
+def batch_problems(
+    name: str, instances: Sequence[Instance], info: TemplateInfo | None = None
+) -> list[str]:
     """Per-instance problems (each kind once, with the first seed and a count) and the
     problems only many seeds show: a right answer always longest, shortest or in one slot."""
     found: dict[str, tuple[str, list[int]]] = {}
@@ -115,7 +123,9 @@ def batch_problems(name: str, instances: Sequence[Instance], info: TemplateInfo 
     usable = [i for i in instances if 0 <= i.answer < len(i.choices.get("en", []))]
     if len(usable) > 1:
         if len({i.answer for i in usable}) == 1:
-            out.append(f"{name}: the right answer is in position {usable[0].answer} in all {len(usable)} instances")
+            out.append(
+                f"{name}: the right answer is in position {usable[0].answer} in all {len(usable)} instances"
+            )
         for lang in LANGS:
             lengths = [[len(c) for c in i.choices[lang]] for i in usable]
             longest = [
@@ -127,13 +137,19 @@ def batch_problems(name: str, instances: Sequence[Instance], info: TemplateInfo 
                 for i, ln in zip(usable, lengths, strict=True)
             ]
             if all(longest):
-                out.append(f"{name}: the right answer is the longest {lang} choice in all {len(usable)} instances")
+                out.append(
+                    f"{name}: the right answer is the longest {lang} choice in all {len(usable)} instances"
+                )
             if all(shortest):
-                out.append(f"{name}: the right answer is the shortest {lang} choice in all {len(usable)} instances")
+                out.append(
+                    f"{name}: the right answer is the shortest {lang} choice in all {len(usable)} instances"
+                )
     return out
 
 
-def _generate_all(name: str, seeds: Iterable[int], generate: Callable[[str, int], Instance]) -> tuple[list[Instance], list[str]]:
+def _generate_all(
+    name: str, seeds: Iterable[int], generate: Callable[[str, int], Instance]
+) -> tuple[list[Instance], list[str]]:
     instances: list[Instance] = []
     errors: dict[str, tuple[str, list[int]]] = {}
     for seed in seeds:
@@ -179,5 +195,7 @@ def validate_templates(
         if batch:
             again = generate(name, batch[0].seed)
             if again != batch[0]:
-                problems.append(f"{name}: seed {batch[0].seed} gives a different instance the second time")
+                problems.append(
+                    f"{name}: seed {batch[0].seed} gives a different instance the second time"
+                )
     return problems
