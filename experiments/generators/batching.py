@@ -98,11 +98,12 @@ def _draw_accumulation(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def _accumulation_source(grads: list[float], divide: bool, inside: bool) -> str:
+def _accumulation_source(grads: list[float], divide: bool, inside: bool, lang: str = "en") -> str:
     listed = ", ".join(repr(float(g)) for g in grads)
+    comment = {"en": "# d(loss)/dw of each micro-batch", "id": "# d(loss)/dw tiap micro-batch"}
     lines = [
         "w = torch.zeros(1, requires_grad=True)",
-        f"grads = [{listed}]   # d(loss)/dw of each micro-batch",
+        f"grads = [{listed}]   {comment[lang]}",
         "N = len(grads)",
         "for g in grads:",
     ]
@@ -128,7 +129,10 @@ def accumulation_build(params: dict[str, Any], rng: random.Random) -> Draft:
     n = len(grads)
     src = _accumulation_source(grads, divide, inside)
     right = run_snippet(src)
-    prompt = {lang: code(src) + "\n" + ASK[lang] for lang in ("en", "id")}
+    prompt = {
+        lang: code(_accumulation_source(grads, divide, inside, lang)) + "\n" + ASK[lang]
+        for lang in ("en", "id")
+    }
     total, last = sum(grads), grads[-1]
     if inside:
         what_en = "`w.grad = None` at the top of the loop throws away every micro-batch's gradient but the last"

@@ -71,7 +71,7 @@ def power_of_two(value: float) -> str:
     if 2.0**k != value:
         raise ValueError(f"{value!r} is not a power of two")
     text = exact(value)
-    if len(text) <= 13:
+    if len(text) <= 13 and "×" not in text:
         return f"2^{k} = {text}"
     return f"2^{k} ≈ {value:.3g}"
 

@@ -39,7 +39,7 @@ MISCONCEPTIONS: dict[str, Text] = {
     },
     "saturates": {
         "en": "thinks overflow clamps to the largest finite value, {max}; {fmt} gives inf",
-        "id": "mengira overflow dijepit ke nilai hingga terbesar, {max}; {fmt} menghasilkan inf",
+        "id": "mengira overflow dijepit ke nilai berhingga terbesar, {max}; {fmt} menghasilkan inf",
     },
     "overflows-early": {
         "en": "thinks everything above {max} overflows, but values below the midpoint {mid} still round down to {max}",
@@ -47,11 +47,11 @@ MISCONCEPTIONS: dict[str, Text] = {
     },
     "beyond-max": {
         "en": "takes {next}, one grid step above {max}, as representable; {max} is {fmt}'s largest finite value",
-        "id": "menganggap {next}, satu langkah grid di atas {max}, dapat direpresentasikan; {max} adalah nilai hingga terbesar {fmt}",
+        "id": "menganggap {next}, satu langkah grid di atas {max}, dapat direpresentasikan; {max} adalah nilai berhingga terbesar {fmt}",
     },
     "overflow-gives-nan": {
         "en": "expects NaN, but a finite value that overflows becomes inf",
-        "id": "mengira hasilnya NaN, padahal nilai hingga yang overflow menjadi inf",
+        "id": "mengira hasilnya NaN, padahal nilai berhingga yang overflow menjadi inf",
     },
     "no-subnormals": {
         "en": "forgets subnormals: values below the smallest normal, {tiny}, are not simply flushed to zero",

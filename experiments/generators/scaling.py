@@ -151,7 +151,7 @@ def scaler_build(params: dict[str, Any], rng: random.Random) -> Draft:
         f"contained inf/NaN (✗) in this order:\n{marks}\n"
         "What does `scaler.get_scale()` return after the last step?",
         "id": code(src) + f"\nLalu pelatihan berjalan {len(steps)} langkah, masing-masing diakhiri "
-        "`scaler.step(optimizer)` dan `scaler.update()`. Gradiennya hingga (✓) atau mengandung "
+        "`scaler.step(optimizer)` dan `scaler.update()`. Gradiennya berhingga (✓) atau mengandung "
         f"inf/NaN (✗) dengan urutan ini:\n{marks}\n"
         "Berapa nilai `scaler.get_scale()` setelah langkah terakhir?",
     }
@@ -159,11 +159,11 @@ def scaler_build(params: dict[str, Any], rng: random.Random) -> Draft:
     head = {
         "en": "GradScaler halves the scale on every step whose gradients hold inf/NaN (and skips "
         f"that optimizer.step()), and doubles it after growth_interval = {gi} clean steps in a "
-        f"row; either event restarts the count. The scale went {path}.",
+        f"row; either event restarts the count. The scale went: {path}.",
         "id": "GradScaler membagi dua skalanya di setiap langkah yang gradiennya mengandung inf/NaN "
         f"(dan melewati optimizer.step() langkah itu), serta menggandakannya setelah growth_interval "
         f"= {gi} langkah bersih berturut-turut; kedua kejadian itu memulai hitungan dari nol. "
-        f"Skalanya berubah {path}.",
+        f"Skalanya berubah: {path}.",
     }
     pool = [
         miss(
@@ -214,19 +214,24 @@ def clip_build(params: dict[str, Any], rng: random.Random) -> Draft:
             scaler.unscale_(optimizer)
     assert w.grad is not None
     right = float(w.grad.norm().item())
-    lines = [
-        f"scaler.scale(loss).backward()   # the scaler's scale is {scale}",
-        "scaler.unscale_(optimizer)",
-        f"torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm={c_text})",
-        "scaler.step(optimizer)",
-    ]
-    if not unscale_first:
-        lines[1], lines[2] = lines[2], lines[1]
-    src = "\n".join(lines)
+    comment = {"en": f"# the scaler's scale is {scale}", "id": f"# skala scaler: {scale}"}
+    src = {}
+    for lang in ("en", "id"):
+        lines = [
+            f"scaler.scale(loss).backward()   {comment[lang]}",
+            "scaler.unscale_(optimizer)",
+            f"torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm={c_text})",
+            "scaler.step(optimizer)",
+        ]
+        if not unscale_first:
+            lines[1], lines[2] = lines[2], lines[1]
+        src[lang] = "\n".join(lines)
     prompt = {
-        "en": code(src) + f"\nThe true (unscaled) gradient norm is {g_text}. What is the gradient "
+        "en": code(src["en"])
+        + f"\nThe true (unscaled) gradient norm is {g_text}. What is the gradient "
         "norm when `scaler.step` applies the update? (4 significant digits)",
-        "id": code(src) + f"\nNorm gradien yang sebenarnya (tanpa skala) adalah {g_text}. Berapa "
+        "id": code(src["id"])
+        + f"\nNorm gradien yang sebenarnya (tanpa skala) adalah {g_text}. Berapa "
         "norm gradien saat `scaler.step` menerapkan update? (4 angka penting)",
     }
     clipped = min(g, c)
@@ -384,13 +389,19 @@ def adam_build(params: dict[str, Any], rng: random.Random) -> Draft:
     den = v.sqrt() + eps
     right = float((m / den).item())
     m16, v16, eps16, den16 = (float(t.item()) for t in (m, v, eps, den))
-    src = (
-        f"m = torch.tensor({m_text}, dtype=torch.float16)   # Adam's first moment\n"
-        f"v = torch.tensor({v_text}, dtype=torch.float16)   # second moment\n"
-        f"eps = torch.tensor({eps_text}, dtype=torch.float16)\n"
-        "print((m / (v.sqrt() + eps)).item())"
-    )
-    prompt = {lang: code(src) + "\n" + ASK[lang] for lang in ("en", "id")}
+    first = {"en": "# Adam's first moment", "id": "# momen pertama Adam"}
+    second = {"en": "# second moment", "id": "# momen kedua"}
+    prompt = {
+        lang: code(
+            f"m = torch.tensor({m_text}, dtype=torch.float16)   {first[lang]}\n"
+            f"v = torch.tensor({v_text}, dtype=torch.float16)   {second[lang]}\n"
+            f"eps = torch.tensor({eps_text}, dtype=torch.float16)\n"
+            "print((m / (v.sqrt() + eps)).item())"
+        )
+        + "\n"
+        + ASK[lang]
+        for lang in ("en", "id")
+    }
     head = {
         "en": f"In fp16, m is stored as {sig(m16)}, v as {sig(v16)} and eps as {sig(eps16)}"
         + (" (below half of fp16's smallest subnormal, 2^-24 ≈ 5.96e-08)" if eps16 == 0 else "")
