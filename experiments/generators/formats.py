@@ -334,8 +334,8 @@ def _overflow(
         f"so a value rounds down to {mx} only below the midpoint {mid}, and from there on it "
         f"overflows to inf. torch first rounds {x_text} to float32, {f32_text}, which is "
         + (f"below {mid}: {exact(right)}." if math.isfinite(right) else f"not below {mid}: inf."),
-        "id": f"Nilai berhingga terbesar {label} adalah {mx}; langkah grid berikutnya akan {nxt}, "
-        f"jadi sebuah nilai dibulatkan turun ke {mx} hanya jika di bawah titik tengah {mid}, dan "
+        "id": f"Nilai berhingga terbesar {label} adalah {mx}; nilai grid berikutnya (seandainya "
+        f"ada) adalah {nxt}, jadi sebuah nilai dibulatkan turun ke {mx} hanya jika di bawah titik tengah {mid}, dan "
         f"mulai dari situ menjadi inf. torch membulatkan {x_text} ke float32 dulu, {f32_text}, "
         + (
             f"yang di bawah {mid}: {exact(right)}."
