@@ -16,6 +16,9 @@ import torch._dynamo
 import torch.optim  # noqa: F401
 
 from experiments.catalog import CATALOG
+from experiments.generators.registry import TEMPLATES
 
 for _info in CATALOG.values():
     importlib.import_module(_info.module)
+for _template in TEMPLATES.values():
+    importlib.import_module(_template.module)

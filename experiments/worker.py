@@ -14,7 +14,17 @@ from typing import Any
 
 
 def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: bool) -> None:
-    """Import torch, warm up, report ``ready``, then serve ``run`` requests until ``stop``."""
+    """Import torch, warm up, report ``ready``, then serve requests until ``stop``.
+
+    Requests, each answered ``("ok", job_id, payload)`` or ``("error", job_id, type,
+    message, traceback)``:
+
+    * ``("run", job_id, name, params)``: a demo; payload ``DemoResult.to_payload()``.
+    * ``("generate", job_id, name, seed)``: one generated question; payload
+      ``Instance.to_dict()`` (plain JSON types: ``Instance.from_dict`` needs no torch).
+    * ``("generate_batch", job_id, name, seeds)``: several at once (pre-generation);
+      payload a list of ``Instance.to_dict()``.
+    """
     # Ctrl-C in the bot's terminal reaches the whole process group; the parent decides.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     t0 = time.perf_counter()
@@ -32,6 +42,7 @@ def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: 
             warm_up(dev)  # torch.optim/_dynamo import, first figure, a GPU's first use
             # Full tiny demo path: autograd, optimizer steps, plotting, PNG encoding.
             run_experiment("accumulation", device=device, micro_batches=1, micro_batch_size=1)
+            _warm_generators()
         info: dict[str, Any] = {
             "device": device_name(dev),
             "torch": str(torch.__version__),  # TorchVersion would unpickle via torch
@@ -49,10 +60,38 @@ def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: 
             return
         if msg[0] == "stop":
             return
-        _, job_id, name, params = msg
+        kind, job_id, name, arg = msg
         try:
-            result = run_experiment(name, device=device, **params)
-            reply: tuple[Any, ...] = ("ok", job_id, result.to_payload())
+            reply: tuple[Any, ...] = ("ok", job_id, _serve(kind, name, arg, device))
         except Exception as exc:
             reply = ("error", job_id, type(exc).__name__, str(exc), traceback.format_exc())
         conn.send(reply)
+
+
+def _serve(kind: str, name: str, arg: Any, device: str) -> Any:
+    """The payload for one request (runs in the worker, where torch is imported)."""
+    if kind == "run":
+        from experiments import run_experiment
+
+        return run_experiment(name, device=device, **arg).to_payload()
+    if kind == "generate":
+        from experiments.generators import generate
+
+        return generate(name, arg).to_dict()
+    if kind == "generate_batch":
+        from experiments.generators import generate_batch
+
+        return [inst.to_dict() for inst in generate_batch(name, arg)]
+    raise ValueError(f"unknown request {kind!r}")
+
+
+def _warm_generators() -> None:
+    """One instance of every template: imports their modules and takes each torch path
+    once, so the first question a member asks for is not the slow one."""
+    from experiments.generators import TEMPLATES, generate
+
+    for name in TEMPLATES:
+        try:
+            generate(name, 0)
+        except Exception:  # a broken template must not keep the demos from starting
+            pass
