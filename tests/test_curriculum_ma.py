@@ -19,6 +19,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from bot.quizbank import SHIPPED_DIR, Question, QuizBank, load_quizzes
+from bot.quizbank.cues import answer_cues
 
 QUIZ_FILE = SHIPPED_DIR / "memory-and-autocast.yaml"
 CPU_BF16 = {"device_type": "cpu", "dtype": torch.bfloat16}
@@ -61,17 +62,12 @@ def test_seventeen_bilingual_questions_with_sources_and_tags() -> None:
 
 
 def test_no_answer_cues_from_length_or_slot() -> None:
-    questions = load()
-    slots = Counter(q.answer for q in questions)
-    assert set(slots) == {0, 1, 2, 3} and max(slots.values()) <= 6, slots
-    for locale in ("id", "en"):
-        longest = [
-            q.id
-            for q in questions
-            if len(q.choices[locale][q.answer]) == max(len(c) for c in q.choices[locale])
-        ]
-        assert len(longest) <= 5, (locale, longest)
-        for q in questions:
+    quiz = QuizBank.load().quiz("memory-and-autocast")
+    assert answer_cues(quiz) == [], [cue.message() for cue in answer_cues(quiz)]
+    slots = Counter(q.answer for q in quiz.questions)
+    assert set(slots) == {0, 1, 2, 3}, slots
+    for q in quiz.questions:
+        for locale in ("id", "en"):
             lengths = [len(c) for c in q.choices[locale]]
             # Distractors of similar length: none under 60% of the longest choice.
             assert min(lengths) >= 0.6 * max(lengths), (q.id, locale, lengths)
