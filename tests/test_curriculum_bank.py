@@ -161,7 +161,7 @@ DISTRACTOR_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "ls-01": {"en": ('536', 'warm-up', 'capped'), "id": ('65536', 'warm-up', 'dibatasi')},
     "ls-02": {"en": ('zero', 'redo', '65504'), "id": ('nol', 'lalu', '65504')},
     "ls-03": {"en": ('after', 'stepped', 'calibra'), "id": ('dipanggil', 'scheduler', 'pertamanya')},
-    "ls-04": {"en": ('grow', 'shrinking', 'init'), "id": ('naik', 'scaler', 'lebih')},
+    "ls-04": {"en": ('grow', 'shrinking', 'init'), "id": ('naik', 'scaler', 'skala awal')},
     "ls-05": {"en": ('unscal', 'divides', 'overflowing'), "id": ('membagi', 'scaler.step', 'inf')},
     "ls-06": {"en": ('you', 'power', 'divide'), "id": ('dikalikan', 'pangkat', 'dipanggil')},
     "ls-07": {"en": ('after', 'micro-batch', 'epoch'), "id": ('micro-batch', 'micro-batch', 'epoch')},
