@@ -11,6 +11,7 @@ import pytest
 import torch
 from torch import nn
 
+from bot.core.quizbank.cues import answer_cues
 from bot.storage.quiz_files import load_bank
 from experiments.catalog import CATALOG
 
@@ -104,20 +105,40 @@ def test_scheduler_warns_only_when_the_first_step_is_skipped() -> None:  # ls-03
     assert len(messages) == 1 and "before `optimizer.step()`" in messages[0]
     # Skipped, stepped, skipped: the schedule advanced on all three, silently the third time.
     assert steps == [(False, 0.5), (True, 0.25), (False, 0.125)]
+    # No calibration step: when the first iteration does not overflow, nothing warns.
+    w = one_param()
+    opt = torch.optim.SGD([w], lr=1.0)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    scaler = fresh_scaler()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt.zero_grad()
+        scaled_backward(scaler, w)
+        scaler.step(opt)
+        scaler.update()
+        sched.step()
+    assert not [c for c in caught if "lr_scheduler.step()" in str(c.message)]
+    assert not torch.equal(w.detach(), torch.ones(4))  # the first step was taken
 
 
 def test_scale_below_one_means_every_step_was_skipped() -> None:  # ls-04
     w = one_param()
     opt = torch.optim.SGD([w], lr=0.1)
     scaler = fresh_scaler()
-    for _ in range(17):
+    updated = 0
+    for step in range(20):  # 17 NaN steps and 3 clean ones: 0.5 by step 20
         opt.zero_grad()
-        loss = (w * w).sum() * torch.tensor(float("nan"))  # a NaN from the forward pass
+        loss = (w * w).sum()
+        if step not in (5, 11, 17):
+            loss = loss * torch.tensor(float("nan"))  # a NaN from the forward pass
         scaler.scale(loss).backward()
+        before = w.detach().clone()
         scaler.step(opt)
         scaler.update()
-    assert scaler.get_scale() == 0.5 < 1  # 17 halvings of 2**16
-    assert torch.equal(w.detach(), torch.ones(4))
+        updated += not torch.equal(w.detach(), before)
+    assert scaler.get_scale() == 0.5 == 2.0**-1 < 1  # 17 halvings of 2**16
+    assert updated == 3 and 20 - updated == 17  # each halving was a skipped step
+    assert scaler.get_growth_interval() == 2000  # clean steps in a row needed to double
 
 
 # ------------------------------------------------------------------ clipping and unscale_
@@ -216,6 +237,12 @@ def test_update_without_step_and_second_step_are_refused() -> None:  # ls-07, ls
 def test_one_inf_micro_batch_skips_the_whole_window() -> None:  # ls-08
     w, scale = _accumulated_update(poison_micro_batch=2, n=8)
     assert torch.equal(w, torch.ones(4)) and scale == 32768.0
+    # The scale does not move during the window: backward never looks at the gradients.
+    p = one_param()
+    scaler = fresh_scaler()
+    for k in range(8):
+        scaled_backward(scaler, p, poison=float("inf") if k == 2 else None)
+        assert scaler.get_scale() == 65536.0
 
 
 # ------------------------------------------------------------------ precision and dtypes
@@ -284,6 +311,14 @@ def test_adam_epsilon_rounds_to_zero_in_fp16() -> None:  # ls-11
     assert results[1e-4] == (0.0, float("-inf"))
     assert results[5e-3] == (0.0, float("-inf"))
     assert results[6e-3][0] > 0 and results[6e-3][1] == pytest.approx(0.999, abs=1e-3)
+    # A zero gradient: m = v = 0, and 0/0 is NaN rather than inf.
+    zero = nn.Parameter(torch.ones(1, dtype=torch.float16))
+    opt_zero = torch.optim.Adam([zero], lr=1e-3, eps=1e-8)
+    zero.grad = torch.zeros(1, dtype=torch.float16)
+    opt_zero.step()
+    assert torch.isnan(zero).all()
+    assert 1 - 0.999 == pytest.approx(0.001)  # Adam's default beta2: v = 0.001 * g^2 after one step
+    assert torch.tensor(0.001 * 5e-3**2, dtype=torch.float16).item() == 0.0
     p32 = nn.Parameter(torch.ones(1))
     opt32 = torch.optim.Adam([p32], lr=1e-3, eps=1e-8)
     p32.grad = torch.full((1,), 1e-4)
@@ -378,35 +413,6 @@ def test_any_relative_change_below_2_to_minus_9_rounds_back_in_bf16() -> None:  
     assert 2.0**-9 == pytest.approx(0.002, abs=5e-5)
 
 
-def _stochastic_bf16(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    bits = x.view(torch.int32)
-    noise = torch.randint(0, 1 << 16, x.shape, generator=gen, dtype=torch.int32)
-    return ((bits + noise) & ~0xFFFF).view(torch.float32).bfloat16()
-
-
-def test_stochastic_rounding_keeps_tiny_updates_on_average() -> None:  # ls-15
-    gen = torch.Generator().manual_seed(0)
-    nearest = torch.ones(4096, dtype=torch.bfloat16)
-    stochastic = torch.ones(4096, dtype=torch.bfloat16)
-    for _ in range(1000):
-        nearest = (nearest.float() - 1e-4).bfloat16()
-        stochastic = _stochastic_bf16(stochastic.float() - 1e-4, gen)
-    assert torch.equal(nearest, torch.ones(4096, dtype=torch.bfloat16))
-    assert stochastic.float().mean().item() == pytest.approx(0.9, abs=0.005)
-
-
-def test_a_gradscaler_does_not_enlarge_the_update() -> None:  # ls-15
-    updates = []
-    for use_scaler in (False, True):
-        w = one_param()
-        opt = torch.optim.SGD([w], lr=1e-3)
-        scaler = torch.amp.GradScaler("cpu", init_scale=2.0**20, enabled=use_scaler)
-        scaled_backward(scaler, w)
-        scaler.step(opt)
-        updates.append(1.0 - w.detach())
-    assert torch.equal(updates[0], updates[1])
-
-
 def test_two_optimizers_one_scaler_decide_separately() -> None:  # ls-16
     w_d, w_g = one_param(), one_param()
     opt_d = torch.optim.SGD([w_d], lr=0.1)
@@ -422,6 +428,28 @@ def test_two_optimizers_one_scaler_decide_separately() -> None:  # ls-16
     assert scaler.get_scale() == 32768.0  # halved once
 
 
+def test_bf16_grad_accumulation_stalls_at_half() -> None:  # ls-18
+    w = nn.Parameter(torch.zeros(1, dtype=torch.bfloat16))
+    w32 = nn.Parameter(torch.zeros(1))
+    for _ in range(1024):  # autograd adds each micro-batch into .grad, in the parameter's dtype
+        (w * 0.001).sum().backward()
+        (w32 * 0.001).sum().backward()
+    assert grad(w).dtype == torch.bfloat16 and grad(w).item() == 0.5
+    assert grad(w32).item() == pytest.approx(1.024, rel=1e-5)
+    half_gap = 2.0**-8 / 2  # bf16 values just above 0.5 are 2^-8 apart
+    assert (
+        torch.nextafter(
+            torch.tensor(0.5, dtype=torch.bfloat16), torch.tensor(1.0, dtype=torch.bfloat16)
+        ).item()
+        == 0.5 + 2.0**-8
+    )
+    assert 0.001 < half_gap and 2.0**-8 == pytest.approx(0.0039, abs=5e-5)
+    assert torch.tensor(0.5 + 0.001).bfloat16().item() == 0.5
+    assert torch.tensor(0.001).bfloat16().item() == pytest.approx(0.001, rel=2.0**-8)  # stored fine
+    assert torch.finfo(torch.bfloat16).eps == 2.0**-7 and f"{2.0**-7:.2g}" == "0.0078"
+    assert f"{2.0**-8:.1%}" == "0.4%"  # one rounding's relative error bound
+
+
 # ------------------------------------------------------------------ the quiz itself
 
 
@@ -431,7 +459,9 @@ def quiz():
 
 
 def test_quiz_has_17_tagged_referenced_questions(quiz) -> None:
-    assert [q.id for q in quiz.questions] == [f"ls-{i:02d}" for i in range(1, 18)]
+    # ls-15 (stochastic rounding, a near-duplicate of lp-08) was removed in issue 25; ls-18 is new.
+    expected = [f"ls-{i:02d}" for i in range(1, 19) if i != 15]
+    assert [q.id for q in quiz.questions] == expected
     official = ("arxiv.org", "pytorch.org", "docs.nvidia.com", "huggingface.co")
     for q in quiz.questions:
         assert q.topic and q.difficulty in (1, 2, 3), q.id
@@ -443,15 +473,13 @@ def test_quiz_has_17_tagged_referenced_questions(quiz) -> None:
 
 
 def test_quiz_has_no_answer_cues(quiz) -> None:
+    assert answer_cues(quiz) == [], [cue.message() for cue in answer_cues(quiz)]
     slots = Counter(q.answer for q in quiz.questions)
-    assert max(slots.values()) <= 6 and set(slots) == {0, 1, 2, 3}, slots
+    assert set(slots) == {0, 1, 2, 3}, slots
     absolutes = {"en": r"\b(always|never)\b", "id": r"\b(selalu|tidak pernah)\b"}
     for locale in ("id", "en"):
-        longest = 0
         for q in quiz.questions:
             lengths = [len(c) for c in q.choices[locale]]
-            longest += lengths[q.answer] == max(lengths)
             assert min(lengths) >= 0.6 * max(lengths), (q.id, locale, lengths)
             marked = [bool(re.search(absolutes[locale], c, re.I)) for c in q.choices[locale]]
             assert not any(marked) or marked[q.answer], (q.id, locale)
-        assert longest <= 5, (locale, longest)

@@ -21,20 +21,20 @@ F16, BF16, F32 = torch.float16, torch.bfloat16, torch.float32
 # explanation fails test_every_number_is_listed until it is listed here and checked below.
 NUMBERS: dict[str, set[str]] = {
     "mp-01": {"1.0", "1.19e-7", "10", "1e-4", "2^-10", "2^-11", "4.9e-4", "9.8e-4"},
-    "mp-02": {"2,000", "2000", "2^-14", "2^-24", "2^16", "5.96e-8", "6.10e-5", "65536"},
+    "mp-02": {"2^-14", "2^-24", "2^16", "5.96e-8", "6.10e-5", "65536"},
     "mp-03": {"0.0078", "10", "16", "2^-7", "3.39e38", "3.40e38", "5", "65504", "7", "8", "9.77e-4"},
-    "mp-04": {"1.0", "1.19e-7", "2", "2048"},
+    "mp-04": {"1.0", "1.19e-7", "2", "2048", "256", "8"},
     "mp-05": {"16", "2", "4"},
-    "mp-06": set(),
-    "mp-07": {"0.0078", "1.18e-38", "1.19e-7", "1e-9", "23", "5.96e-8", "6.10e-5", "7", "8"},
+    "mp-06": {"2.4"},
+    "mp-07": {"0.0078", "1.18e-38", "1.19e-7", "10", "1e-9", "23", "5.96e-8", "6.10e-5", "7", "8"},
     "mp-08": set(),
     "ga-01": {"32", "4", "8"},
     "ga-02": {"12", "32", "4", "8"},
     "ga-03": set(),
     "ga-04": {"8", "8×"},
-    "ga-05": {"10.6", "2", "24.1%", "32", "34.7%", "4", "8"},
+    "ga-05": {"2", "24.1%", "32", "34.7%", "4", "8"},
     "ga-06": set(),
-    "ga-07": {"4"},
+    "ga-07": set(),
     "ga-08": {"1", "32", "4", "8"},
 }  # fmt: skip
 NUMBER = re.compile(r"(?<![\w.^-])\d[\d,.]*(?:e[-+]?\d+)?(?:\^-?\d+)?[×%]?")
@@ -141,6 +141,10 @@ def test_mp03_bf16_range_at_the_top_and_its_price() -> None:
     assert (exponent_bits(F16), mantissa_bits(F16)) == (5, 10)
     assert torch.finfo(BF16).eps == 2.0**-7 and shown(2.0**-7, "0.0078")
     assert shown(torch.finfo(F16).eps, "9.77e-4")
+    # A cast from FP32 rounds to the nearest bf16 value; cutting the low 16 bits off would not.
+    x = torch.tensor(1 + 2.0**-8 + 2.0**-10)  # above the midpoint between 1 and 1 + 2^-7
+    cut = (x.view(torch.int32) & -65536).view(torch.float32)
+    assert x.to(BF16).item() == 1 + 2.0**-7 and cut.item() == 1.0
 
 
 def test_mp04_fp16_running_sum_stalls_at_2048() -> None:
@@ -150,6 +154,12 @@ def test_mp04_fp16_running_sum_stalls_at_2048() -> None:
         total += 1.0
     assert total == 2048
     assert torch.ones(3000).sum() == 3000  # an FP32 accumulator keeps counting
+    # BF16 has the range but 8 significant bits: the same running sum stalls at 256.
+    assert mantissa_bits(BF16) + 1 == 8 and spacing(256.0, BF16, 512.0) == 2
+    total = torch.tensor(0.0, dtype=BF16)
+    for _ in range(3000):
+        total += 1.0
+    assert total == 256
 
 
 def test_mp05_memory_halves_for_tensors_not_for_master_weights_and_adam() -> None:
@@ -179,6 +189,9 @@ def test_mp05_memory_halves_for_tensors_not_for_master_weights_and_adam() -> Non
 
 
 def test_mp06_the_cuda_namespace_is_deprecated_and_torch_amp_is_generic() -> None:
+    # Deprecated since PyTorch 2.4 (its release notes); the installed torch is later than that.
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    assert (major, minor) >= (2, 4)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         torch.cuda.amp.GradScaler()
@@ -199,6 +212,7 @@ def test_mp07_bf16_keeps_tiny_gradients_fp16_loses() -> None:
     assert gradient.to(F16) == 0
     assert gradient.to(BF16).item() == pytest.approx(1e-9, rel=2.0**-7)
     assert (mantissa_bits(BF16), mantissa_bits(F32), exponent_bits(BF16)) == (7, 23, 8)
+    assert mantissa_bits(F16) == 10
     assert shown(torch.finfo(BF16).eps, "0.0078") and shown(torch.finfo(F32).eps, "1.19e-7")
 
 
@@ -328,6 +342,30 @@ def test_ga03_stepping_before_every_forward_pass_is_small_batch_training() -> No
         (loss_of(model, xb, yb) / 4).backward()
     assert model.weight.grad is not None
     assert torch.allclose(model.weight.grad - first, accumulated_grad(model, x[16:], y[16:], 4, 4))
+    # zero_grad() before step(): the step finds no gradient and leaves the weights alone.
+    model = new_model()
+    before = model.weight.detach().clone()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    accumulated_grad(model, x, y, 4, 8)
+    optimizer.zero_grad()
+    optimizer.step()
+    assert torch.equal(model.weight.detach(), before)
+    # step() every micro-batch, zero_grad() every N: the first gradient is applied N = 8 times.
+    model = new_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    before = model.weight.detach().clone()
+    applied = torch.zeros_like(before)
+    parts = list(zip(x.split(4), y.split(4), strict=True))
+    first_grad = None
+    for xb, yb in parts:
+        (loss_of(model, xb, yb) / 8).backward()
+        assert model.weight.grad is not None
+        if first_grad is None:
+            first_grad = model.weight.grad.clone()
+        applied += model.weight.grad
+        optimizer.step()
+    assert torch.allclose(before - model.weight.detach(), applied)
+    assert first_grad is not None and len(parts) == 8
 
 
 def test_ga04_missing_division_is_an_8x_learning_rate_for_sgd_not_for_adam() -> None:
@@ -375,8 +413,12 @@ def test_ga05_layer_and_group_norm_ignore_the_split_batch_norm_does_not() -> Non
         same = torch.allclose(layer(x), split, atol=1e-6)
         assert same == (not isinstance(layer, nn.BatchNorm2d)), layer
     # Wu & He, Table 3 (ResNet-50, ImageNet, 2 images per GPU): BN 34.7% vs GN 24.1% error.
-    assert round(34.7 - 24.1, 1) == 10.6  # percentage points, not percent (that is 30.5%)
-    assert round((34.7 - 24.1) / 34.7 * 100, 1) == 30.5
+    assert 34.7 > 24.1
+    # BatchNorm's momentum moves only the running averages: training-mode outputs are the same.
+    slow, fast = nn.BatchNorm2d(8, momentum=0.1), nn.BatchNorm2d(8, momentum=0.9)
+    part = x[:4]
+    assert torch.equal(slow(part), fast(part))
+    assert not torch.allclose(slow.running_mean, fast.running_mean)
 
 
 def test_ga07_zeroing_every_micro_batch_keeps_only_the_last_quarter_gradient() -> None:

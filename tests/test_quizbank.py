@@ -149,7 +149,10 @@ def test_duplicate_question_id_across_files(tmp_path: Path) -> None:
 def test_choice_lists_of_different_lengths() -> None:
     q1 = line_of(MP, "- id: mp-01")
     choices = line_of(MP, "choices:", q1)
-    broken = MP.replace("        - To encrypt the model parameters\n", "", 1)
+    broken = MP.replace(
+        "        - So that the backward pass computes its gradients in FP32\n", "", 1
+    )
+    assert broken != MP
     assert problems_of(broken) == [
         f"mp.yaml:{choices}: questions[0].choices: every locale needs the same number of choices (id: 4, en: 3)"
     ]

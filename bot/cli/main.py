@@ -29,7 +29,7 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.storage.quiz_files import file_cue_warnings, load_quizzes
+    from bot.storage.quiz_files import file_cues, load_quizzes
 
     paths = _sources(args.paths)
     missing = [p for p in paths if not p.exists()]
@@ -38,10 +38,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     quizzes, problems = load_quizzes(p for p in paths if p.exists())
     for problem in problems:
         print(problem)
-    for warning in file_cue_warnings(p for p in paths if p.exists()):  # warnings never fail
-        print(warning)
-    if problems or missing:
-        print(f"{len(problems) + len(missing)} problem(s) found.", file=sys.stderr)
+    # Answer cues: errors in shipped quizzes (and the bank rule over them), else warnings.
+    cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
+    for line in cue_errors + cue_warnings:
+        print(line)
+    if problems or missing or cue_errors:
+        n_found = len(problems) + len(missing) + len(cue_errors)
+        print(f"{n_found} problem(s) found.", file=sys.stderr)
         return 1
     n_questions = sum(len(q.questions) for q in quizzes)
     where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"

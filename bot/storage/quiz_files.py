@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bot.core.quizbank.bank import QuizBank
-from bot.core.quizbank.cues import answer_cues
+from bot.core.quizbank.cues import answer_cues, bank_cues
 from bot.core.quizbank.parse import Problem, QuizFileError, format_path, line_of, parse_quiz
 from bot.core.quizbank.schema import Path as FieldPath
 from bot.core.quizbank.schema import Quiz
@@ -84,13 +84,32 @@ def load_bank(paths: Iterable[Path] = (SHIPPED_DIR,)) -> QuizBank:
     return QuizBank(quizzes)
 
 
-def file_cue_warnings(paths: Iterable[Path]) -> list[str]:
-    """`FILE: warning: ...` lines for every quiz file under `paths` that loads."""
-    lines: list[str] = []
+def is_shipped(file: Path) -> bool:
+    return file.resolve().parent == SHIPPED_DIR
+
+
+def file_cues(paths: Iterable[Path]) -> tuple[list[str], list[str]]:
+    """(errors, warnings) as `FILE: error|warning: ...` lines for the quiz files under `paths`.
+
+    A shipped quiz's cues are errors, and so is the bank rule over the shipped quizzes when
+    all of them are among the files; other files' cues are warnings.
+    """
+    errors: list[str] = []
+    warnings: list[str] = []
+    shipped: dict[Path, Quiz] = {}
     for file in quiz_files(paths):
         try:
             quiz = load_quiz_file(file)
         except QuizFileError:
             continue  # its problems are reported by load_quizzes
-        lines.extend(f"{file}: warning: {cue.message()}" for cue in answer_cues(quiz))
-    return lines
+        target = errors if is_shipped(file) else warnings
+        level = "error" if target is errors else "warning"
+        target.extend(f"{file}: {level}: {cue.message()}" for cue in answer_cues(quiz))
+        if is_shipped(file):
+            shipped[file.resolve()] = quiz
+    whole_set = {file.resolve() for file in quiz_files([SHIPPED_DIR])}
+    if shipped and set(shipped) == whole_set:
+        errors.extend(
+            f"{SHIPPED_DIR}: error: {cue.message()}" for cue in bank_cues(shipped.values())
+        )
+    return errors, warnings
