@@ -18,6 +18,7 @@ from bot.core.errors import UserError
 from bot.core.i18n import t
 from bot.core.quizbank import Quiz, pick_locale
 from bot.core.quizbank.parse import MAX_FILE_BYTES
+from bot.core.text import clip
 from bot.services.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     add_custom_quiz,
@@ -40,8 +41,7 @@ def _guild_id(interaction: discord.Interaction) -> int:
 
 def _line(quiz: Quiz, locale: str) -> str:
     title = pick_locale(quiz.title, locale)
-    if len(title) > MAX_TITLE_CHARS:
-        title = title[: MAX_TITLE_CHARS - 1] + "…"
+    title = clip(title, MAX_TITLE_CHARS)
     return t("admin.list_line", locale, quiz_id=quiz.id, title=title, count=len(quiz.questions))
 
 

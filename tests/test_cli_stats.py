@@ -11,27 +11,19 @@ import pytest
 from bot.core.quizbank import QuizBank
 from bot.core.times import utcnow
 from bot.storage import Database
-from bot.storage.quiz_files import SHIPPED_DIR, load_quizzes
 from tests.support.analytics import seed_class, wrong_choices
-from tests.test_cli_errors import assert_short, cli
+from tests.support.cli import assert_short, cli
 
 pytestmark = pytest.mark.slow
 
 GUILD = 123_456_789_012_345_678
 
 
-@pytest.fixture
-def shipped() -> QuizBank:
-    quizzes, problems = load_quizzes([SHIPPED_DIR])
-    assert not problems
-    return QuizBank(quizzes)
-
-
 async def test_stats_csv_per_question_and_per_week_and_the_plain_table(
-    tmp_path: Path, db: Database, db_url: str, shipped: QuizBank
+    tmp_path: Path, db: Database, db_url: str, shipped_bank: QuizBank
 ) -> None:
-    q1, q2, q3 = (q.id for q in shipped.quiz("mixed-precision").questions[:3])
-    await seed_class(db, shipped, GUILD, utcnow().date(), (q1, q2, q3))
+    q1, q2, q3 = (q.id for q in shipped_bank.quiz("mixed-precision").questions[:3])
+    await seed_class(db, shipped_bank, GUILD, utcnow().date(), (q1, q2, q3))
     env = {"DATABASE_URL": db_url}
 
     result = cli(tmp_path, "stats", "--guild", str(GUILD), "--csv", **env)
@@ -48,8 +40,8 @@ async def test_stats_csv_per_question_and_per_week_and_the_plain_table(
         "top_wrong_text",
         "top_wrong_count",
     ]
-    w1 = wrong_choices(shipped, q1)[0]
-    text = shipped.question(q1).choice_texts("en")[w1]
+    w1 = wrong_choices(shipped_bank, q1)[0]
+    text = shipped_bank.question(q1).choice_texts("en")[w1]
     assert rows[1] == [q1, "mixed-precision", "2", "5", "1", "0.2000", str(w1), text, "3"]
     assert [r[0] for r in rows[1:]] == [q1, q2]  # worst first; the open q3 is left out
 
@@ -64,7 +56,7 @@ async def test_stats_csv_per_question_and_per_week_and_the_plain_table(
     lines = plain.stdout.splitlines()
     assert lines[0].startswith(f"Server {GUILD}: questions, weakest first")
     assert lines[3].split()[:5] == [q1, "mixed-precision", "5", "1", "0.2000"]
-    id_text = shipped.question(q1).choice_texts("id")[w1]
+    id_text = shipped_bank.question(q1).choice_texts("id")[w1]
     assert id_text[:39] in lines[3]
 
     # A server with no daily question here: a short error, not an empty file.

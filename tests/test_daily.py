@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -20,14 +20,6 @@ DAY = date(2026, 5, 1)
 GUILD, CHANNEL = 1, 10
 # Question mx-01 of the `bank` fixture: 3 choices, the correct one is index 0.
 RIGHT, WRONG = 0, 2
-
-
-@pytest.fixture
-async def daily(db: Database, bank: QuizBank) -> AsyncIterator[DailyService]:
-    service = DailyService(db, bank, clock=lambda: NOW)
-    await service.start()
-    yield service
-    await service.close()
 
 
 async def posted(

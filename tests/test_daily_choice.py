@@ -4,7 +4,6 @@ custom quizzes only in their own server, ties by the seeded rotation."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -25,7 +24,6 @@ from bot.core.daily.choice import (
 from bot.core.quizbank import QuizBank
 from bot.core.schedule import choose_question
 from bot.services.daily import DailyService
-from bot.storage import Database
 from testkit.times import Clock
 from tests.support.db import make_quiz
 
@@ -34,19 +32,6 @@ START = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
 GUILD, CHANNEL = 1, 10
 MEMBERS = (1, 2, 3)
 POOL = [f"q-{i:02d}" for i in range(1, 9)]
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(START)
-
-
-@pytest.fixture
-async def daily(db: Database, bank: QuizBank, clock: Clock) -> AsyncIterator[DailyService]:
-    service = DailyService(db, bank, clock=clock)
-    await service.start()
-    yield service
-    await service.close()
 
 
 async def run_day(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -25,16 +24,9 @@ GUILD, OTHER_GUILD, CHANNEL, USER = 1, 99, 10, 42
 
 @pytest.fixture
 def full_bank(bank: QuizBank) -> QuizBank:
+    """The test bank (the one the `daily` fixture serves) with another server's quiz."""
     bank.add(make_quiz("house", [0], prefix="hs"), owner=OTHER_GUILD)
     return bank
-
-
-@pytest.fixture
-async def daily(db: Database, full_bank: QuizBank) -> AsyncIterator[DailyService]:
-    service = DailyService(db, full_bank, clock=lambda: NOW)
-    await service.start()
-    yield service
-    await service.close()
 
 
 async def daily_answer(daily: DailyService, day: date, question: str, choice: int) -> int:

@@ -14,7 +14,7 @@ import pytest
 from bot.cli.main import main as cli_main
 from bot.core.quizbank import QuizBank, QuizFileError, parse_quiz
 from bot.core.quizbank.export import export_bank, json_schema_text
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank, load_quizzes
+from bot.storage.quiz_files import SHIPPED_DIR, load_quizzes
 from experiments.catalog import get_info
 
 MP_FILE = SHIPPED_DIR / "mixed-precision.yaml"
@@ -25,11 +25,6 @@ EXPECTED_ANSWERS = {
     "mp-01": 0, "mp-02": 1, "mp-03": 2, "mp-04": 3, "mp-05": 0, "mp-06": 1, "mp-07": 2, "mp-08": 3,
     "ga-01": 2, "ga-02": 0, "ga-03": 3, "ga-04": 1, "ga-05": 0, "ga-06": 2, "ga-07": 1, "ga-08": 3,
 }  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def bank() -> QuizBank:
-    return load_bank()
 
 
 def line_of(text: str, needle: str, start: int = 1) -> int:
@@ -49,10 +44,10 @@ def problems_of(text: str) -> list[str]:
 # ---------------------------------------------------------------------------- shipped content
 
 
-def test_shipped_quizzes_are_complete_in_both_languages(bank: QuizBank) -> None:
-    assert set(bank.quizzes) == {path.stem for path in SHIPPED_DIR.glob("*.yaml")}
-    assert {"mixed-precision", "gradient-accumulation"} <= set(bank.quizzes)
-    questions = bank.all_questions()
+def test_shipped_quizzes_are_complete_in_both_languages(shipped_bank: QuizBank) -> None:
+    assert set(shipped_bank.quizzes) == {path.stem for path in SHIPPED_DIR.glob("*.yaml")}
+    assert {"mixed-precision", "gradient-accumulation"} <= set(shipped_bank.quizzes)
+    questions = shipped_bank.all_questions()
     assert set(EXPECTED_ANSWERS) <= {q.id for q in questions}
     for question in questions:
         assert question.answer == EXPECTED_ANSWERS.get(question.id, question.answer), question.id
@@ -71,20 +66,22 @@ def test_shipped_quizzes_are_complete_in_both_languages(bank: QuizBank) -> None:
             get_info(question.demo)  # every named demo exists
 
 
-def test_indonesian_texts_have_no_machine_translation_slips(bank: QuizBank) -> None:
+def test_indonesian_texts_have_no_machine_translation_slips(shipped_bank: QuizBank) -> None:
     # Literal calques from the seed file that change the meaning.
     slips = ("putus sekolah", "umpan mundur", "penskalaan kerugian", "diganti dengan akurat")
-    for question in bank.all_questions():
+    for question in shipped_bank.all_questions():
         texts = [question.prompt["id"], question.explanation["id"], *question.choices["id"]]
         for text in texts:
             assert not any(slip in text.lower() for slip in slips), (question.id, text)
 
 
 def test_validate_command_passes_on_shipped_quizzes(
-    bank: QuizBank, capsys: pytest.CaptureFixture[str]
+    shipped_bank: QuizBank, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli_main(["validate"]) == 0
-    shipped = f"{len(bank.quizzes)} quiz(zes), {len(bank.all_questions())} questions"
+    shipped = (
+        f"{len(shipped_bank.quizzes)} quiz(zes), {len(shipped_bank.all_questions())} questions"
+    )
     assert shipped in capsys.readouterr().out
 
 
@@ -244,19 +241,19 @@ def test_validate_command_prints_every_problem_and_fails(
 
 
 def test_export_contract_for_all_questions(
-    bank: QuizBank, capsys: pytest.CaptureFixture[str]
+    shipped_bank: QuizBank, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli_main(["export", "--format", "json"]) == 0
     exported = json.loads(capsys.readouterr().out)
     assert list(exported) == ["quizzes"]
     questions = [q for quiz in exported["quizzes"] for q in quiz["questions"]]
-    assert len(questions) == len(bank.all_questions())
+    assert len(questions) == len(shipped_bank.all_questions())
     for quiz in exported["quizzes"]:
         assert set(quiz) == {"id", "title", "questions"}
         assert set(quiz["title"]) == {"id", "en"}
     for question in questions:
         assert set(question) == {"id", "prompt", "choices", "answer", "explanation", "demo"}
-        assert question["answer"] == bank.question(question["id"]).answer
+        assert question["answer"] == shipped_bank.question(question["id"]).answer
         assert question["answer"] == EXPECTED_ANSWERS.get(question["id"], question["answer"])
         for field in ("prompt", "explanation"):
             assert set(question[field]) == {"id", "en"} and all(question[field].values())
@@ -264,10 +261,10 @@ def test_export_contract_for_all_questions(
         assert question["demo"] is None or isinstance(question["demo"], str)
 
 
-def test_export_matches_bank(bank: QuizBank) -> None:
-    exported = export_bank(bank)
+def test_export_matches_bank(shipped_bank: QuizBank) -> None:
+    exported = export_bank(shipped_bank)
     first = exported["quizzes"][0]["questions"][0]
-    question = bank.question(first["id"])
+    question = shipped_bank.question(first["id"])
     assert first["choices"]["en"][first["answer"]] == question.choices["en"][question.answer]
 
 
@@ -300,7 +297,7 @@ def test_play_a_whole_quiz_from_a_pipe(lang: str, score_word: str, correct_word:
     assert result.stdout.count(correct_word) == int(score.group(1))
 
 
-def test_play_answers_every_question_right_when_told_the_answers(bank: QuizBank) -> None:
+def test_play_answers_every_question_right_when_told_the_answers(shipped_bank: QuizBank) -> None:
     # Replay the seeded shuffle to find the right letters: the score must then be full.
     import random
 
@@ -309,7 +306,7 @@ def test_play_answers_every_question_right_when_told_the_answers(bank: QuizBank)
 
     rng = random.Random(7)
     letters = []
-    for question in pick_questions(bank, "gradient-accumulation", None, rng):
+    for question in pick_questions(shipped_bank, "gradient-accumulation", None, rng):
         order = choice_order(len(question.choices["en"]), rng)
         letters.append("ABCD"[order.index(question.answer)])
     result = run_play(
@@ -318,13 +315,13 @@ def test_play_answers_every_question_right_when_told_the_answers(bank: QuizBank)
     assert "Score: 8/8 (100%)" in result.stdout
 
 
-def test_play_rejects_bad_letters_and_unknown_quiz(bank: QuizBank) -> None:
+def test_play_rejects_bad_letters_and_unknown_quiz(shipped_bank: QuizBank) -> None:
     result = run_play("--quiz", "mixed-precision", "--count", "1", "--seed", "3", stdin="z\n\nb\n")
     assert "'z' is not a choice. Type one of: A, B, C, D." in result.stdout
     assert "Score: " in result.stdout
     unknown = run_play("--quiz", "nope", "--lang", "id", stdin="")
     assert unknown.returncode == 2
-    available = ", ".join(sorted(bank.quizzes))
+    available = ", ".join(sorted(shipped_bank.quizzes))
     assert f"Tidak ada kuis 'nope'. Yang tersedia: {available}." in unknown.stderr
     assert "Traceback" not in unknown.stderr
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -20,14 +20,6 @@ from testkit.times import Clock
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
 DAY = date(2026, 5, 1)
 GUILD, CHANNEL, USER = 1, 10, 42
-
-
-@pytest.fixture
-async def daily(db: Database, bank: QuizBank) -> AsyncIterator[DailyService]:
-    service = DailyService(db, bank, clock=lambda: NOW)
-    await service.start()
-    yield service
-    await service.close()
 
 
 async def cards(db: Database) -> dict[tuple[int, str], ReviewCard]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlmodel import select
@@ -16,11 +16,6 @@ from bot.storage import Database, QuizResult
 from testkit.times import Clock
 
 USER, OTHER = 1, 2
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(datetime(2026, 5, 1, 12, 0, tzinfo=UTC))
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable
-from datetime import UTC, date, datetime
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -22,9 +22,7 @@ from bot.storage import (
     GuildDailyConfig,
     backup,
 )
-from tests.support.db import table_names
-
-NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
+from tests.support.db import NOW, make_post, table_names
 
 
 async def schema_diffs(db: Database) -> list[object]:
@@ -32,17 +30,6 @@ async def schema_diffs(db: Database) -> list[object]:
         return await conn.run_sync(
             lambda sync: compare_metadata(MigrationContext.configure(sync), SQLModel.metadata)
         )
-
-
-async def make_post(db: Database, guild_id: int = 1, day: date = date(2026, 5, 1)) -> int:
-    async with db.session() as session:
-        post = DailyPost(
-            guild_id=guild_id, day=day, question_id="mx-01", channel_id=7, reveal_at=NOW
-        )
-        session.add(post)
-        await session.commit()
-    assert post.id is not None
-    return post.id
 
 
 async def test_upgrade_from_empty_matches_models(db: Database) -> None:

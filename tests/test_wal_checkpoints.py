@@ -14,7 +14,7 @@ import pytest
 
 from bot.storage import AnswerWriter, Database
 from bot.storage.database import sqlite_path
-from tests.test_storage import NOW, make_post
+from tests.support.db import NOW, make_post
 
 pytestmark = pytest.mark.sqlite_only
 

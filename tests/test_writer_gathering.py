@@ -13,7 +13,7 @@ import asyncio
 from sqlalchemy import text
 
 from bot.storage import AnswerWriter, Database
-from tests.test_storage import NOW, make_post
+from tests.support.db import NOW, make_post
 
 
 async def count_answers(db: Database) -> int:
@@ -21,21 +21,53 @@ async def count_answers(db: Database) -> int:
         return int((await conn.execute(text("SELECT count(*) FROM daily_answer"))).scalar_one())
 
 
+class Ticks:
+    """When answers arrive, as the writer sees it (no wall clock in these tests)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 async def test_a_trickle_of_answers_shares_transactions(db: Database) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    clock = Ticks()
+    # A window nobody sits out: only MIN_BATCH, flush or close end a gathering here.
+    writer = AnswerWriter(db, gather_s=60.0, clock=clock)
     await writer.start()
     try:
+        # The first answer of a quiet writer is isolated: written at once, alone.
+        assert await asyncio.wait_for(writer.submit(post_id, 0, 0, True, NOW), 10) is True
+        assert writer.transactions == 1
         futures = []
-        for user in range(30):  # about 1,000 answers/s, one at a time
+        for user in range(1, 30):  # then a trickle: each within the window of the one before
+            clock.now += 0.001
             futures.append(writer.enqueue(post_id, user, 0, True, NOW))
-            await asyncio.sleep(0.001)
-        assert await asyncio.wait_for(asyncio.gather(*futures), 10) == [True] * 30
-        # One transaction per answer without gathering; a window of 8 ms takes several.
-        assert writer.rows == 30 and writer.transactions <= 15, writer.transactions
+            await asyncio.sleep(0)  # the writer runs between arrivals
+        await asyncio.wait_for(writer.flush(), 10)
+        assert [f.result() for f in futures] == [True] * 29
+        # Without gathering the writer takes what has arrived each time it runs; gathering
+        # holds the trickle for one transaction (two at most: the first arrival's own).
+        assert writer.rows == 30 and writer.transactions <= 3, writer.transactions
     finally:
         await writer.close()
     assert await count_answers(db) == 30
+
+
+async def test_answers_apart_by_more_than_the_window_are_no_trickle(db: Database) -> None:
+    post_id = await make_post(db)
+    clock = Ticks()
+    writer = AnswerWriter(db, gather_s=60.0, clock=clock)
+    await writer.start()
+    try:
+        for user in range(3):
+            clock.now += 61  # a minute apart: each is written at once, on its own
+            assert await asyncio.wait_for(writer.submit(post_id, user, 0, True, NOW), 10)
+        assert writer.transactions == 3
+    finally:
+        await writer.close()
 
 
 async def test_flush_and_close_cut_a_gathering_short(db: Database) -> None:

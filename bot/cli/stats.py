@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from bot.core.analytics import ClassAnalytics, choice_text
 from bot.core.errors import SetupError
 from bot.core.quizbank import QuizBank
+from bot.core.text import clip
 from bot.services.analytics import server_today
 from bot.storage.analytics import class_analytics
 
@@ -76,7 +77,7 @@ def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def to_text(header: Sequence[str], rows: Sequence[Sequence[str]], max_width: int = 40) -> str:
     """A plain, aligned table; long cells are cut to `max_width`."""
-    cells = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in r] for r in rows]
+    cells = [[clip(c, max_width) for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))

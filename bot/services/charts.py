@@ -116,7 +116,7 @@ def class_png(
 def class_chart(analytics: ClassAnalytics, locale: str) -> bytes:
     """`/daily stats`: the weakest questions' accuracy and the members per week."""
     questions = [
-        Bar(q.question_id, q.correct / q.answered, f"{q.correct}/{q.answered}")
+        Bar(q.question_id, q.accuracy or 0.0, f"{q.correct}/{q.answered}")
         for q in analytics.worst(MAX_BARS)
     ]
     weeks = [(w.week_start.strftime("%m-%d"), w.members) for w in analytics.weeks]

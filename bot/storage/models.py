@@ -50,6 +50,8 @@ class GuildDailyConfig(SQLModel, table=True):
         default=None, description="1..23; None = just before the next post"
     )
     enabled: bool = True
+    # Always set by `/daily setup` (its language, else the server's); "id" is the column's
+    # default since the first schema.
     locale: str = Field(default="id", max_length=8)
     # No daily question is posted again within this many days (capped by the pool's size).
     repeat_after_days: int = Field(default=30, sa_column_kwargs={"server_default": "30"})

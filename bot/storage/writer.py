@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
@@ -55,7 +56,12 @@ class WriterClosed(RuntimeError):
 class AnswerWriter:
     """`inserted = await writer.submit(...)`: True if this was the member's first answer."""
 
-    def __init__(self, db: Database, gather_s: float = GATHER_S):
+    def __init__(
+        self,
+        db: Database,
+        gather_s: float = GATHER_S,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self._db = db
         self._conn: AsyncConnection | None = None  # held between batches, see `_insert`
         # A SQLite file: a synchronous connection used only in the writer's own thread.
@@ -72,6 +78,7 @@ class AnswerWriter:
         self.checkpoints = 0  # statistics (tests and benchmarks), like the two below
         self.gather_s = gather_s  # 0: never wait for more (each batch as it comes)
         self._last_arrival = -1e9
+        self._clock = clock  # when answers arrive: a trickle is one within gather_s
         self._trickle = False  # the latest answer came within gather_s of the one before
         self._wake: asyncio.Future[None] | None = None  # set while gathering
         self.transactions = 0  # statistics (the benchmarks read them)
@@ -104,7 +111,7 @@ class AnswerWriter:
             raise WriterClosed("the answer writer is not running")
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(Pending(post_id, user_id, choice, correct, answered_at, future))
-        now = time.monotonic()
+        now = self._clock()
         self._trickle = now - self._last_arrival < self.gather_s
         self._last_arrival = now
         if self._wake is not None and self._queue.qsize() >= MIN_BATCH:

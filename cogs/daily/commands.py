@@ -14,11 +14,12 @@ from discord.ext import commands
 
 from bot.core.i18n import t
 from bot.core.outbox import Owed
+from bot.core.text import clip
 from bot.services.charts import class_chart
 from bot.services.daily import DailyJobs
 from cogs.common import guild_locale, interaction_locale, manage_server, services_of, topic_choices
 from cogs.ui.replies import send_ephemeral
-from cogs.ui.style import EMBED_FIELD_MAX, clip, discord_time, message_link
+from cogs.ui.style import EMBED_FIELD_MAX, discord_time, message_link
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot

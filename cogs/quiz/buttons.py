@@ -12,6 +12,7 @@ import discord
 
 from bot.core.i18n import t
 from bot.core.quizbank import QuizBank
+from bot.core.quizbank.schema import MAX_CHOICES
 from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
@@ -23,7 +24,7 @@ SESSION_ID = r"[A-Za-z0-9_-]{4,32}"
 
 class AnswerButton(
     PersistentButton,
-    template=rf"qz:(?P<sid>{SESSION_ID}):(?P<num>[0-9]{{1,4}}):a:(?P<pos>[0-5])",
+    template=rf"qz:(?P<sid>{SESSION_ID}):(?P<num>[0-9]{{1,4}}):a:(?P<pos>[0-{MAX_CHOICES - 1}])",
 ):
     """Choice `position` of question `number`; the number refuses clicks on old questions."""
 

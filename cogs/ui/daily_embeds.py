@@ -14,6 +14,8 @@ from bot.core.daily.types import RevealSummary
 from bot.core.errors import StopReason
 from bot.core.i18n import t
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.scores import percent
+from bot.core.text import clip
 from bot.services.daily import DailyStatus
 from bot.storage import GuildDailyConfig
 from cogs.ui.embeds import choice_lines
@@ -23,7 +25,6 @@ from cogs.ui.style import (
     EMBED_FIELD_MAX,
     LETTERS,
     RIGHT_COLOUR,
-    clip,
     discord_time,
     message_link,
 )
@@ -200,7 +201,7 @@ def stats_embed(overview: GuildOverview, locale: str) -> discord.Embed:
             question=d.question_id,
             answered=d.answered,
             correct=d.correct,
-            percent=f" ({round(100 * d.correct / d.answered)}%)" if d.answered else "",
+            percent=f" ({percent(d.correct, d.answered)}%)" if d.answered else "",
         )
         for d in overview.days
     ]
@@ -244,7 +245,7 @@ def add_class_analytics(
                 "class.row",
                 locale,
                 question=q.question_id,
-                percent=f"{round(100 * q.correct / q.answered)}%",
+                percent=f"{percent(q.correct, q.answered)}%",
                 correct=q.correct,
                 answered=q.answered,
                 choice=choice,

@@ -13,6 +13,7 @@ from bot.core.progress import Progress
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.core.review import ReviewCounts
 from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
+from bot.core.text import clip
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,
@@ -20,7 +21,6 @@ from cogs.ui.style import (
     LETTERS,
     RIGHT_COLOUR,
     WRONG_COLOUR,
-    clip,
     format_duration,
 )
 from experiments.catalog import CATALOG

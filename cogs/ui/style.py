@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import string
 from datetime import datetime, timedelta
 
 import discord
 
+from bot.core.quizbank.schema import CHOICE_LETTERS
+
 BRAND_COLOUR = discord.Colour(0x2F80ED)
 RIGHT_COLOUR = discord.Colour(0x27AE60)
 WRONG_COLOUR = discord.Colour(0xEB5757)
-LETTERS = string.ascii_uppercase
+LETTERS = CHOICE_LETTERS
 EMBED_FIELD_MAX = 1024
 EMBED_DESCRIPTION_MAX = 4096
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def format_duration(elapsed: timedelta) -> str:
@@ -32,5 +29,5 @@ def message_link(guild_id: int, channel_id: int, message_id: int | None) -> str:
 
 
 def discord_time(when: datetime) -> str:
-    stamp = int(when.timestamp())
-    return f"<t:{stamp}:F> (<t:{stamp}:R>)"
+    """A time every member sees in their own zone and language, and how far off it is."""
+    return f"{discord.utils.format_dt(when, 'F')} ({discord.utils.format_dt(when, 'R')})"

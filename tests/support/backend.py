@@ -36,6 +36,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "sqlite_only: needs SQLite by nature (PRAGMAs, file copies); deselected when "
         "QUIZTUTOR_TEST_DB=postgres",
     )
+    config.addinivalue_line(
+        "markers",
+        "postgres_only: a race only PostgreSQL can show (SQLite serialises writers); "
+        "deselected on the SQLite run",
+    )
     if BACKEND not in BACKENDS:
         raise pytest.UsageError(f"QUIZTUTOR_TEST_DB must be one of {', '.join(BACKENDS)}")
     if on_postgres() and not PG_URL:
@@ -54,6 +59,11 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not on_postgres():
+        # Races that SQLite's single writer cannot show: they run on the PostgreSQL run.
+        only_pg = [i for i in items if i.get_closest_marker("postgres_only") is not None]
+        if only_pg:
+            config.hook.pytest_deselected(items=only_pg)
+            items[:] = [i for i in items if i.get_closest_marker("postgres_only") is None]
         return
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []

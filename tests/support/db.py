@@ -8,12 +8,14 @@ QUIZTUTOR_TEST_DB=postgres, a fresh database on a PostgreSQL server.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, date, datetime
 
 import pytest
 import sqlalchemy as sa
 
 from bot.core.quizbank import Quiz, QuizBank, parse_quiz
-from bot.storage import Database, MemberStats
+from bot.storage import DailyPost, Database, MemberStats
+from bot.storage.quiz_files import load_bank
 
 
 def make_quiz(
@@ -37,6 +39,10 @@ def make_quiz(
             f"    explanation: {{en: Because {index}., id: Karena {index}.}}",
         ]
     return parse_quiz("\n".join(lines) + "\n")
+
+
+# A fixed instant for tests that need one time (a post's reveal, an answer).
+NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -90,3 +96,20 @@ async def table_names(db: Database) -> set[str]:
     """The tables in the database (either backend)."""
     async with db.engine.connect() as conn:
         return set(await conn.run_sync(lambda sync: sa.inspect(sync).get_table_names()))
+
+
+@pytest.fixture(scope="session")
+def shipped_bank() -> QuizBank:
+    """Every shipped quiz (read once per run; tests must not change it)."""
+    return load_bank()
+
+
+async def make_post(db: Database, guild_id: int = 1, day: date = date(2026, 5, 1)) -> int:
+    async with db.session() as session:
+        post = DailyPost(
+            guild_id=guild_id, day=day, question_id="mx-01", channel_id=7, reveal_at=NOW
+        )
+        session.add(post)
+        await session.commit()
+    assert post.id is not None
+    return post.id

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.core.quizbank.schema import Question, Quiz
+from bot.core.quizbank.schema import CHOICE_LETTERS, MAX_CHOICES, Question, Quiz
 
 #: A quiz's length rank or slot is reported when it holds more than these shares.
 RANK_LIMIT = 0.40
@@ -83,7 +83,9 @@ class CueWarning:
                 f"({self.count / self.total:.0%}); each rank must hold "
                 f"{BANK_LOW / n:.0%}-{BANK_HIGH / n:.0%}"
             )
-        letter = "ABCDEF"[self.slot] if self.slot is not None and self.slot < 6 else "?"
+        letter = (
+            CHOICE_LETTERS[self.slot] if self.slot is not None and self.slot < MAX_CHOICES else "?"
+        )
         return (
             f"the right answer is choice {letter} (answer: {self.slot}) in {_count(self.count)} "
             f"of {self.total} questions; members can guess it from position"

@@ -23,6 +23,8 @@ LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
 MIN_CHOICES = 2
 MAX_CHOICES = 6
+# How a choice is named on screen: A, B, ... (one letter per choice a question may have).
+CHOICE_LETTERS = "ABCDEF"[:MAX_CHOICES]
 
 Locale = Annotated[str, StringConstraints(pattern=LOCALE_PATTERN)]
 

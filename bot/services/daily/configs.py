@@ -9,6 +9,7 @@ from datetime import datetime
 from bot.core.daily.choice import parse_repeat_after
 from bot.core.daily.types import LOCALES
 from bot.core.errors import StopReason, UserError
+from bot.core.i18n import DEFAULT_LOCALE
 from bot.core.quizbank import QuizBank
 from bot.core.schedule import (
     DailySchedule,
@@ -55,7 +56,7 @@ class DailyConfigs:
         timezone: str,
         topic: str | None = None,
         reveal_after: int | None = None,
-        locale: str = "id",
+        locale: str = DEFAULT_LOCALE,
         repeat_after: int | None = None,
     ) -> GuildDailyConfig:
         """`repeat_after`: days without a repeat; None keeps the current setting (30 at first)."""
