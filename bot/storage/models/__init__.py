@@ -1,0 +1,25 @@
+"""The tables (SQLModel), one module per feature; every table is importable from here.
+
+Alembic's autogenerate and the schema test compare `SQLModel.metadata` (all of these
+modules) with the migrations in `bot/storage/migrations`.
+"""
+
+from bot.storage.models.base import UTCDateTime
+from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.outbox import Outbox
+from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
+from bot.storage.models.review import ReviewCard, ReviewLog
+
+__all__ = [
+    "CustomQuiz",
+    "DailyAnswer",
+    "DailyPost",
+    "GuildDailyConfig",
+    "MemberStats",
+    "Outbox",
+    "QuizResult",
+    "QuizSession",
+    "ReviewCard",
+    "ReviewLog",
+    "UTCDateTime",
+]

@@ -1,0 +1,40 @@
+"""What the bot owes a channel until Discord has it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from bot.core.times import utcnow
+from bot.storage.models.base import snowflake, when
+
+
+class Outbox(SQLModel, table=True):
+    """A message the bot owes a channel, recorded with the state change that owes it.
+
+    UNIQUE(kind, post_id): at most one announcement of each kind per post. Delivery is
+    claimed with a lease (`claimed_by`, `claimed_until`) so one process sends it, and a
+    row is done when `delivered_at` (sent) or `gave_up` (refused for good) is set.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        sa.UniqueConstraint("kind", "post_id", name="uq_outbox_kind_post"),
+        sa.Index("ix_outbox_pending", "delivered_at", "due_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=20, description="reveal | reactions")
+    guild_id: int = snowflake()
+    post_id: int = Field(foreign_key="daily_post.id", ondelete="CASCADE")
+    created_at: datetime = when(default_factory=utcnow)
+    due_at: datetime = when(default_factory=utcnow)
+    attempts: int = 0
+    claimed_by: str | None = Field(default=None, max_length=64)
+    claimed_until: datetime | None = when(default=None)
+    delivered_at: datetime | None = when(default=None)
+    message_id: int | None = snowflake(default=None)
+    gave_up: str | None = Field(default=None, max_length=40)
+    last_error: str | None = Field(default=None, max_length=200)
