@@ -199,7 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
     )
     parser.add_argument("--version", action="version", version=f"quiztutor {version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Not `required`: argparse would then report a missing COMMAND before an unknown option
+    # (`quiztutor --bogus`); `main` says a COMMAND is missing when none is given.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=_cmd_run)
@@ -267,8 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument(
         "--table",
         choices=["questions", "weeks"],
-        default="questions",
-        help="with --csv: per question (default) or per week",
+        default=None,
+        help="per question or per week (default: both as text; with --csv, per question)",
     )
     stats.add_argument(
         "--weeks",
@@ -297,8 +299,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The demo command has its own parser (experiments.cli); hand it everything,
         # --help included.
         return boundary.guarded(lambda: _cmd_demo(argv[1:]))
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.error(f"a COMMAND is missing: one of {', '.join(_subparsers(parser))}")
     except SystemExit as exc:  # argparse printed the usage and the error (or the help)
         return int(exc.code or 0)
     return boundary.guarded(lambda: args.func(args))

@@ -4,7 +4,7 @@
 CSV (one table per run, `--table`): per question `question_id, quiz_id, posts, answered,
 correct, accuracy, top_wrong_choice` (the index as written in the quiz file, 0-based),
 `top_wrong_text, top_wrong_count`; per week `week_start, members, answers, posts`.
-Without --csv both tables are printed as plain text. Choice texts come from the quizzes
+Without --csv the table asked for (both by default) is printed as plain text. Choice texts come from the quizzes
 the bot loads (shipped + QUIZ_DIRS); a server's uploaded quizzes have none here.
 """
 
@@ -117,7 +117,14 @@ async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
 
 
 def run_stats(
-    url: str, bank: QuizBank, guild_id: int, *, as_csv: bool, table: str, weeks: int, lang: str
+    url: str,
+    bank: QuizBank,
+    guild_id: int,
+    *,
+    as_csv: bool,
+    table: str | None,
+    weeks: int,
+    lang: str,
 ) -> str:
     """What `quiztutor stats` prints; a SetupError when the server has no daily question."""
     analytics = asyncio.run(_read(url, guild_id, weeks))
@@ -135,12 +142,18 @@ def run_stats(
         return to_csv(QUESTION_HEADER, questions)
     shown = [r[:2] + r[3:6] + [r[7], r[8]] for r in questions]  # no posts / index columns
     header = ("question", "quiz", "answered", "correct", "accuracy", "most chosen wrong", "times")
-    return (
-        f"Server {guild_id}: questions, weakest first (settled days only)\n"
-        + (to_text(header, shown) if shown else "(no revealed question with answers yet)\n")
-        + f"\nMembers per week (weeks from Monday, last {weeks})\n"
-        + to_text(WEEK_HEADER, week_rows(analytics))
-    )
+    parts = []
+    if table in (None, "questions"):
+        parts.append(
+            f"Server {guild_id}: questions, weakest first (settled days only)\n"
+            + (to_text(header, shown) if shown else "(no revealed question with answers yet)\n")
+        )
+    if table in (None, "weeks"):
+        parts.append(
+            f"Server {guild_id}: members per week (weeks from Monday, last {weeks})\n"
+            + to_text(WEEK_HEADER, week_rows(analytics))
+        )
+    return "\n".join(parts)
 
 
 __all__ = ["QUESTION_HEADER", "WEEK_HEADER", "run_stats", "to_csv", "to_text"]

@@ -10,6 +10,16 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.core.errors import SetupError
 
 
+def token_shape_problem(token: str) -> str | None:
+    """Why `token` cannot be a bot token, judged from its shape alone (None: it may be).
+
+    A bot token is three base64 parts separated by dots; anything else is a paste error
+    (a client secret, the application id, a quote or a line break pasted with it)."""
+    if token.count(".") != 2 or any(c.isspace() for c in token) or "" in token.split("."):
+        return "DISCORD_TOKEN does not look like a bot token"
+    return None
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 

@@ -63,6 +63,9 @@ from .routes_interactions import InteractionsRoutes
 from .routes_meta import MetaRoutes
 from .routes_reactions import ReactionsRoutes
 
+# Shaped like a bot token (three base64 parts), as `quiztutor run` checks before connecting.
+TOKEN = "MTAwMDAwMDAwMDAwMDAwMDAx.GstNdn.c3RhbmQtaW4tdG9rZW4tZm9yLXRlc3Rz"
+
 
 class FakeDiscord(
     Driver,
@@ -82,7 +85,7 @@ class FakeDiscord(
     """
 
     def __init__(
-        self, *, token: str = "fake-token", heartbeat_interval_ms: int = 5000, shard_count: int = 1
+        self, *, token: str = TOKEN, heartbeat_interval_ms: int = 5000, shard_count: int = 1
     ) -> None:
         self.token = token
         # What GET /gateway/bot recommends; events are routed by each session's own
