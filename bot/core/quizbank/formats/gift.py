@@ -3,8 +3,9 @@
 Read: `::title:: question text { =right #feedback ~wrong #feedback ~wrong ####general }`,
 whole-line `//` comments, `$CATEGORY:` lines, the `[html|moodle|plain|markdown]` format
 tag, the missing-word form (`text { ... } more text`, the gap shown as `_____`), and the
-escapes `\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n` (a line break). Line breaks inside a question
-are spaces, as in Moodle. The right answer's feedback and the general feedback become the
+escapes `\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n` (a line break); `\\%` is read as `%` (the
+export writes it before a choice that would otherwise read as a weight, `%50%`). Line breaks
+inside a question are spaces, as in Moodle. The right answer's feedback and the general feedback become the
 explanation. True/false, short answer, matching, numerical, essay, description and
 weighted (`%50%`) questions are listed with their line and skipped.
 
@@ -22,6 +23,8 @@ from bot.core.quizbank.parse import Problem
 from bot.core.quizbank.schema import Quiz
 
 SPECIAL = "~=#{}:"
+# An answer's weight, `%50%` at its start (a question with several right answers).
+WEIGHT = re.compile(r"^\s*%-?[0-9]+(?:\.[0-9]+)?%")
 FORMAT_TAGS = ("[html]", "[moodle]", "[plain]", "[markdown]")
 GAP = "_____"
 
@@ -46,7 +49,10 @@ def to_gift(quiz: Quiz, locale: str) -> str:
         lines.append(f"::{question.id}::[markdown]{escape(question.text('prompt', locale))} {{")
         for index, choice in enumerate(question.choice_texts(locale)):
             mark = "=" if index == question.answer else "~"
-            lines.append(f"\t{mark}{escape(choice)}")
+            text = escape(choice)
+            if WEIGHT.match(text):  # a choice that starts like a weight: keep it text
+                text = "\\" + text
+            lines.append(f"\t{mark}{text}")
         lines.append(f"\t####{escape(question.text('explanation', locale))}")
         lines.append("}")
         lines.append("")
@@ -72,7 +78,7 @@ def _clean(text: str) -> str:
         char = text[index]
         if char == "\\" and index + 1 < len(text):
             nxt = text[index + 1]
-            if nxt in SPECIAL or nxt == "\\":
+            if nxt in SPECIAL or nxt in "\\%":
                 out.append(nxt)
                 index += 2
                 continue
@@ -164,7 +170,7 @@ def _unsupported(body: str, answers: list[tuple[str, str, str]]) -> str | None:
         if any("->" in text for _, text, _ in answers):
             return "a matching question"
         return "a short-answer question"
-    if any(text.lstrip().startswith("%") for _, text, _ in answers):
+    if any(WEIGHT.match(text) for _, text, _ in answers):
         return "a question with weighted answers (%)"
     if sum(mark == "=" for mark, _, _ in answers) > 1:
         return "a question with more than one right answer"
