@@ -33,7 +33,11 @@ async def test_quiz_start_answer_next_until_score(
         assert len(embed["fields"][0]["value"]) > 80  # the explanation
         assert "Sources" in [f["name"] for f in embed["fields"]]
         updated = fake.message(message.id)
-        assert [c.get("label") for c in updated.components[1]["components"]] == ["Next", "Show me", "Report"]
+        assert [c.get("label") for c in updated.components[1]["components"]] == [
+            "Next",
+            "Show me",
+            "Report",
+        ]
 
         step = await fake.click(updated, button(updated, "Next"), member)
         assert step.embeds[0]["title"] == "Question 2/2"
