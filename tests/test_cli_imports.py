@@ -1,14 +1,23 @@
-"""`quiztutor import` and `quiztutor export --format gift` as a host runs them."""
+"""`quiztutor import`, `quiztutor export --format gift` and `quiztutor reports` as a host
+runs them (subprocesses)."""
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
+import pytest
 import yaml
 
 from bot.core.quizbank import parse_quiz
+from bot.storage import Database
 from bot.storage.quiz_files import SHIPPED_DIR
+from bot.storage.reports import add_report
 from tests.support.cli import assert_short, cli
+from tests.support.db import NOW
+
+pytestmark = pytest.mark.slow
 
 GIFT = """\
 $CATEGORY: Week 3
@@ -77,3 +86,44 @@ def test_export_to_gift_then_import_gives_the_same_questions(tmp_path: Path) -> 
 def test_reports_needs_a_database_with_the_reports(tmp_path: Path) -> None:
     result = cli(tmp_path, "reports")
     assert_short(result, 2, "no database at")
+
+
+async def test_reports_add_up_every_servers_reports_per_question(
+    db: Database, db_url: str, tmp_path: Path
+) -> None:
+    for guild_id, user_id, reason, question_id in [
+        (1, 10, "wrong_answer", "mp-01"),
+        (2, 11, "wrong_answer", "mp-01"),
+        (2, 12, "typo", "mp-01"),
+        (2, 13, "unclear", "custom-1"),
+    ]:
+        await add_report(
+            db,
+            guild_id=guild_id,
+            question_id=question_id,
+            user_id=user_id,
+            reason=reason,
+            note="see <@1>" if user_id == 12 else None,
+            fingerprint="f",
+            now=NOW,
+        )
+    result = cli(tmp_path, "reports", "--csv", DATABASE_URL=db_url)
+    assert result.returncode == 0, result.stderr
+    # Newest report first; equal times (here) by question id.
+    other, row = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert (other["question_id"], other["quiz_id"], other["shipped"]) == ("custom-1", "", "no")
+    assert row["question_id"] == "mp-01"
+    assert (row["quiz_id"], row["shipped"], row["servers"], row["total"]) == (
+        "mixed-precision",
+        "yes",
+        "2",
+        "3",
+    )
+    assert (row["wrong_answer"], row["typo"], row["note"]) == ("2", "1", "see <@1>")
+    one = cli(tmp_path, "reports", "--guild", "1", DATABASE_URL=db_url)
+    assert one.returncode == 0
+    lines = one.stdout.splitlines()
+    assert lines[0].split()[:3] == ["question_id", "quiz_id", "shipped"]
+    assert len(lines) == 3 and "mp-01" in lines[2]
+    none = cli(tmp_path, "reports", "--guild", "12345", DATABASE_URL=db_url)
+    assert none.stdout == "No question was reported in server 12345.\n"

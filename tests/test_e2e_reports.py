@@ -1,19 +1,14 @@
 """Reports through the Discord stand-in: the Report button on a private quiz's answer and on
 the daily reveal, one report per member and question, `/quizadmin reports`, hiding a
-question from the server until it is fixed, and `quiztutor reports` for the host."""
+question from the server until it is fixed (`quiztutor reports`: tests/test_cli_imports.py)."""
 
 from __future__ import annotations
-
-import csv
-import io
-from pathlib import Path
 
 from bot.core.quizbank.bank import question_fingerprint
 from bot.discord.client import QuizTutorBot
 from testkit.standin.models import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
-from tests.support.cli import cli
 from tests.support.community import custom_id, modal_inputs
 from tests.support.daily import WAIT, post_todays_question
 from tests.support.guilds import other_guild
@@ -36,7 +31,7 @@ async def answer_one(
 
 
 async def test_report_from_a_quiz_once_then_admins_list_hide_and_show_it_again(
-    discord_fake: FakeDiscord, start_bot: StartBot, db_url: str, tmp_path: Path
+    discord_fake: FakeDiscord, start_bot: StartBot
 ) -> None:
     fake = discord_fake
     bob, citra, _ = fake.users_list
@@ -123,21 +118,6 @@ async def test_report_from_a_quiz_once_then_admins_list_hide_and_show_it_again(
         bank.add(fixed)
         assert question_fingerprint(bank.question(question_id)) != before
         assert not bank.is_hidden(fake.guild.id, question_id)
-
-    # The host's view of every server (a CSV for fixing shipped questions upstream).
-    result = cli(tmp_path, "reports", "--csv", DATABASE_URL=db_url)
-    assert result.returncode == 0, result.stderr
-    (row,) = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert row["question_id"] == question_id and row["quiz_id"] == TOPIC
-    assert (row["shipped"], row["wrong_answer"], row["unclear"], row["total"]) == (
-        "yes",
-        "1",
-        "1",
-        "2",
-    )
-    assert row["servers"] == "1"
-    one = cli(tmp_path, "reports", "--guild", "12345", DATABASE_URL=db_url)
-    assert one.returncode == 0 and one.stdout == "No question was reported in server 12345.\n"
 
 
 async def test_the_daily_reveal_carries_the_report_button(

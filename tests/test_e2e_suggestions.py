@@ -67,10 +67,9 @@ async def test_a_member_suggests_an_admin_approves_the_author_gets_a_dm_and_memb
         assert approved.type == 7
         dm = await fake.wait_for_dm(citra)
         assert dm.content.startswith("🎉 Soal usulan Anda di Study Group disetujui")
-        final = await fake.wait_until(
+        await fake.wait_until(
             lambda: "told by DM" in fake.message(queue.message.id).content, 5, "the DM note"
         )
-        assert final
         text = fake.message(queue.message.id).content
         assert text.startswith("✅ #1 approved: now `community-q1` in the community quiz.")
         assert "No suggestion is waiting for review." in text
@@ -215,8 +214,8 @@ async def test_edit_reject_skip_and_the_author_told_at_the_next_command_when_dms
         form = await fake.click(message, custom_id(message, "Reject"), fake.admin)
         assert modal_inputs(form)["reason"]["required"] is False
         await fake.submit_modal(form, {"reason": "Too close to mp-01, see <@&42>."})
-        message = await fake.wait_until(
-            lambda: "next command" in fake.message(queue.message.id).content and queue.message,
+        await fake.wait_until(
+            lambda: "next command" in fake.message(queue.message.id).content,
             5,
             "the rejection's note",
         )
