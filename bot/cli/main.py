@@ -29,7 +29,7 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.storage.quiz_files import file_cues, load_quizzes
+    from bot.storage.quiz_files import file_cues, file_translations, load_quizzes
 
     paths = _sources(args.paths)
     missing = [p for p in paths if not p.exists()]
@@ -40,7 +40,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(problem)
     # Answer cues: errors in shipped quizzes (and the bank rule over them), else warnings.
     cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
-    for line in cue_errors + cue_warnings:
+    # Texts copied from another language by an import: errors in shipped quizzes.
+    copy_errors, copy_warnings = file_translations(p for p in paths if p.exists())
+    cue_errors += copy_errors
+    for line in cue_errors + cue_warnings + copy_warnings:
         print(line)
     if problems or missing or cue_errors:
         n_found = len(problems) + len(missing) + len(cue_errors)
@@ -53,10 +56,30 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    bank = boundary.load_bank(_sources(args.paths))
+    if args.format == "gift":
+        from bot.cli.imports import gift_text
+
+        sys.stdout.write(gift_text(bank, args.lang))
+        return 0
     from bot.core.quizbank.export import export_bank
 
-    bank = boundary.load_bank(_sources(args.paths))
     print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from bot.cli.imports import run_import
+
+    return run_import(args.file, args.format, args.output, args.lang, args.id, args.title)
+
+
+def _cmd_reports(args: argparse.Namespace) -> int:
+    from bot.cli.reports import run_reports
+
+    settings = boundary.load_settings()
+    bank = boundary.load_bank(_sources([]))
+    sys.stdout.write(run_reports(settings.database_url, bank, args.guild, as_csv=args.csv))
     return 0
 
 
@@ -222,8 +245,16 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
     validate.set_defaults(func=_cmd_validate)
 
-    export = sub.add_parser("export", help="print the quizzes in a stable JSON format")
-    export.add_argument("--format", choices=["json"], default="json", help="json (the only one)")
+    export = sub.add_parser("export", help="print the quizzes as JSON (a stable format) or GIFT")
+    export.add_argument(
+        "--format",
+        choices=["json", "gift"],
+        default="json",
+        help="json (default) or gift (Moodle, one language: --lang)",
+    )
+    export.add_argument(
+        "--lang", choices=["id", "en"], default="en", help="with gift: the language (default: en)"
+    )
     export.add_argument(
         "paths",
         nargs="*",
@@ -231,6 +262,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="quiz files or folders (default: shipped + QUIZ_DIRS)",
     )
     export.set_defaults(func=_cmd_export)
+
+    import_ = sub.add_parser(
+        "import", help="turn a GIFT, Aiken or CSV file into a quiz file (YAML)"
+    )
+    import_.add_argument("file", metavar="FILE", help="the file to import (UTF-8)")
+    import_.add_argument(
+        "--format",
+        choices=["gift", "csv", "aiken"],
+        help="default: by the extension (.gift .csv .aiken), else by the content",
+    )
+    import_.add_argument(
+        "--output", "-o", metavar="OUT.yaml", help="write to OUT.yaml (default: stdout)"
+    )
+    import_.add_argument(
+        "--lang",
+        choices=["id", "en"],
+        default="en",
+        help="the file's language; the other is filled with the same text, marked untranslated",
+    )
+    import_.add_argument("--id", metavar="QUIZ_ID", help="the quiz id (default: from the name)")
+    import_.add_argument("--title", metavar="TITLE", help="the quiz title (default: the name)")
+    import_.set_defaults(func=_cmd_import)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")
     schema.add_argument(
@@ -283,6 +336,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--lang", choices=["id", "en"], default="en", help="language of choice texts (default: en)"
     )
     stats.set_defaults(func=_cmd_stats)
+
+    reports = sub.add_parser(
+        "reports", help="the questions members reported, per question (DATABASE_URL)"
+    )
+    reports.add_argument(
+        "--guild", type=_positive, metavar="ID", help="one server (default: every server)"
+    )
+    reports.add_argument("--csv", action="store_true", help="CSV on stdout (default: a table)")
+    reports.set_defaults(func=_cmd_reports)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)

@@ -21,8 +21,10 @@ from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
 from bot.services.progress import ProgressReports
+from bot.services.reports import Notices, Reports
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
+from bot.services.suggestions import Suggestions
 from bot.storage import Database
 from bot.storage.database import EngineOptions
 from bot.storage.health import opening_errors
@@ -46,6 +48,9 @@ class Services:
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
     demo_cooldown: Cooldown
+    suggestions: Suggestions
+    reports: Reports
+    notices: Notices
     charts: ChartRenderer = field(default_factory=ChartRenderer)
     demo_warmup: asyncio.Task[None] | None = None
 
@@ -110,6 +115,10 @@ async def start_services(settings: Settings) -> Services:
         )
     bank = load_bank([SHIPPED_DIR, *settings.quiz_dirs])
     await load_custom_quizzes(db, bank)
+    suggestions = Suggestions(db, bank)
+    await suggestions.load()
+    reports = Reports(db, bank)
+    await reports.load()
     daily = DailyService(db, bank)
     await daily.start()
     demos: DemoRunner | None = None
@@ -137,4 +146,7 @@ async def start_services(settings: Settings) -> Services:
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),
         demo_warmup=warmup,
+        suggestions=suggestions,
+        reports=reports,
+        notices=Notices(db),
     )

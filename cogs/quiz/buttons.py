@@ -17,6 +17,7 @@ from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
 from cogs.ui.embeds import answered_embed, question_embed, summary_embed
+from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS
 
 SESSION_ID = r"[A-Za-z0-9_-]{4,32}"
@@ -106,6 +107,7 @@ def answered_view(session_id: str, outcome: QuizAnswerOutcome) -> discord.ui.Vie
         view.add_item(
             ShowDemoButton(outcome.question.demo, label=t("quiz.show_me", outcome.locale))
         )
+    view.add_item(ReportButton(outcome.question.id, label=t("report.button", outcome.locale)))
     return view
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .modals import submission
 from .models import (
     Emoji,
     FakeAttachment,
@@ -419,25 +420,13 @@ class Driver:
         user: FakeUser | None = None,
         timeout: float = 5.0,
     ) -> InteractionResult:
-        """Submit the modal the bot opened in ``shown`` with text input ``values``."""
+        """Submit the modal the bot opened in ``shown``: ``values`` maps an input's custom_id
+        to its text (or a select's list of values); as a member's client, refused when a
+        required input is empty or a text is outside its lengths (`modals.submission`)."""
         modal = shown.modal
         if modal is None:
             raise AssertionError("the bot did not answer with a modal (callback type 9)")
-
-        def answer(comp: dict[str, Any]) -> dict[str, Any]:
-            if comp["type"] == 1:  # action row of text inputs
-                return {"type": 1, "components": [answer(c) for c in comp["components"]]}
-            if comp["type"] == 18:  # label wrapping one input
-                return {"type": 18, "component": answer(comp["component"])}
-            cid = comp.get("custom_id", "")
-            if comp["type"] == 4:
-                return {"type": 4, "custom_id": cid, "value": values.get(cid, "")}
-            return {"type": comp["type"], "custom_id": cid, "values": values.get(cid, [])}
-
-        data = {
-            "custom_id": modal["custom_id"],
-            "components": [answer(c) for c in modal.get("components", [])],
-        }
+        data = submission(modal, values)
         inter = shown.interaction
         channel = self.channels[inter.channel_id]
         return await self._interact(

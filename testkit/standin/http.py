@@ -26,6 +26,7 @@ _ERROR_MESSAGES = {
     40060: "Interaction has already been acknowledged.",
     50001: "Missing Access",
     50013: "Missing Permissions",
+    50007: "Cannot send messages to this user",
     50035: "Invalid Form Body",
 }
 # Interaction callbacks arriving later than this are rejected, as Discord does.

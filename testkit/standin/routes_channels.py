@@ -66,6 +66,9 @@ class ChannelsRoutes:
 
     async def _post_message(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
         channel = self._channel_or_404(channel_id)
+        refused = self._refused_dm(channel)
+        if refused is not None:
+            return refused
         retry_after = self._check_channel_rate(channel.id)
         if retry_after is not None:
             self.rate_limited.append(call)

@@ -17,6 +17,7 @@ from .http import (
     _HttpError,
     _json,
 )
+from .modals import modal_problems
 from .models import (
     EPHEMERAL,
     LOADING,
@@ -82,6 +83,12 @@ class InteractionsRoutes:
         elif kind == 8:
             inter.choices = list(data.get("choices") or [])
         elif kind == 9:
+            if inter.type in (4, 5):  # autocomplete, or a modal's own submission
+                return _error(400, 50035, "Interaction cannot respond with a modal")
+            problems = modal_problems(data)
+            if problems:
+                self.invalid_modals.append(problems)
+                return _error(400, 50035, "Invalid Form Body: " + "; ".join(problems))
             inter.modal = data
         else:
             return _error(400, 50035, f"Unsupported callback type {kind}")

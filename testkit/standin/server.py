@@ -58,6 +58,7 @@ from .models import (
 )
 from .routes_channels import ChannelsRoutes
 from .routes_commands import CommandsRoutes
+from .routes_dms import DmsRoutes
 from .routes_guilds import GuildsRoutes
 from .routes_interactions import InteractionsRoutes
 from .routes_meta import MetaRoutes
@@ -75,6 +76,7 @@ class FakeDiscord(
     ReactionsRoutes,
     InteractionsRoutes,
     GuildsRoutes,
+    DmsRoutes,
 ):
     """Discord stand-in: state store, HTTP routes, gateway, failure injection.
 
@@ -107,6 +109,8 @@ class FakeDiscord(
         self.injections: list[Injection] = []
         self.rate_limited: list[Call] = []
         self.bot_errors: list[str] = []  # discord.py error logs, filled by run_client
+        self.dm_refusers: set[int] = set()  # users who refuse DMs (routes_dms)
+        self.invalid_modals: list[list[str]] = []  # modals refused for breaking a limit
         # Optional per-channel message limit (count, per seconds) -> 429, for benchmarks.
         self.channel_rate_limit: tuple[int, float] | None = None
         self._channel_posts: dict[int, collections.deque[float]] = collections.defaultdict(
