@@ -26,6 +26,7 @@ log = logging.getLogger("quiztutor")
 EXTENSIONS = (
     "cogs.interactions",
     "cogs.quiz",
+    "cogs.live",  # adds /quiz live under cogs.quiz's group: after it
     "cogs.daily",
     "cogs.stats",
     "cogs.demo",

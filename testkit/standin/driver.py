@@ -568,17 +568,17 @@ class Driver:
             "data": data,
         }
         if guild is not None:
-            bot_perms = guild.permissions_of(self.bot_user.id)
+            bot_perms = guild.permissions_in(channel, self.bot_user.id)
             payload.update(
                 guild_id=str(guild.id),
                 guild={"id": str(guild.id), "locale": guild.locale, "features": []},
                 guild_locale=guild.locale,
-                member=self._member_payload(guild, user),
+                member=self._member_payload_in(guild, channel, user),
                 app_permissions=str(bot_perms),
                 authorizing_integration_owners={"0": str(guild.id)},
                 context=0,
             )
-            payload["channel"]["permissions"] = str(guild.permissions_of(user.id))
+            payload["channel"]["permissions"] = str(guild.permissions_in(channel, user.id))
         else:
             payload.update(
                 user=user.payload(),

@@ -6,6 +6,7 @@ modules) with the migrations in `bot/storage/migrations`.
 
 from bot.storage.models.base import UTCDateTime
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.live import LiveAnswer, LiveConfig, LivePlayer, LiveQuestion, LiveRound
 from bot.storage.models.outbox import Outbox
 from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
 from bot.storage.models.review import ReviewCard, ReviewLog
@@ -15,6 +16,11 @@ __all__ = [
     "DailyAnswer",
     "DailyPost",
     "GuildDailyConfig",
+    "LiveAnswer",
+    "LiveConfig",
+    "LivePlayer",
+    "LiveQuestion",
+    "LiveRound",
     "MemberStats",
     "Outbox",
     "QuizResult",
