@@ -50,7 +50,9 @@ async def test_a_channel_plays_a_live_round_in_a_thread(
         assert [c["label"] for c in first.components[0]["components"]][:2] == ["A", "B"]
         right, wrong = await positions(bot, round_id, 1)
         mine = await fake.click(first, answer_id(first, right), bob)
-        assert mine.ephemeral and mine.content.startswith(f"Your answer: {'ABCDEF'[right]}"), mine.content
+        assert mine.ephemeral and mine.content.startswith(f"Your answer: {'ABCDEF'[right]}"), (
+            mine.content
+        )
         # Citra's client is in Indonesian: her reply is too.
         theirs = await fake.click(first, answer_id(first, wrong), citra)
         assert theirs.content.startswith(f"Jawaban Anda: {'ABCDEF'[wrong]}")
@@ -65,7 +67,9 @@ async def test_a_channel_plays_a_live_round_in_a_thread(
         assert f"<@{bob.id}>" in shown.text() and f"<@{citra.id}>" not in shown.text()
         await fake.wait_until(
             lambda: all(
-                c.get("disabled") for r in fake.message(first.id).components for c in r["components"]
+                c.get("disabled")
+                for r in fake.message(first.id).components
+                for c in r["components"]
             ),
             10,
             "the first question's buttons disabled",
@@ -91,7 +95,9 @@ async def test_a_channel_plays_a_live_round_in_a_thread(
         logs = await rows(
             bot.services.db, "SELECT user_id, correct FROM review_log WHERE source = 'live'"
         )
-        assert sorted(logs) == sorted([(bob.id, True), (citra.id, False), (bob.id, True), (citra.id, True)])
+        assert sorted(logs) == sorted(
+            [(bob.id, True), (citra.id, False), (bob.id, True), (citra.id, True)]
+        )
         assert await rows(bot.services.db, "SELECT * FROM member_stats") == []
         me = await fake.slash(citra, "me")
         assert me.ephemeral

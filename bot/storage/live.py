@@ -86,10 +86,22 @@ async def running_count(db: Database, guild_id: int) -> int:
         return int((await session.exec(query)).one())
 
 
-async def set_up(
-    db: Database, round_id: int, thread_id: int, in_thread: bool, lobby_message_id: int
-) -> LiveRound | None:
-    """The thread and the lobby are out: the lobby's minute starts (None: too late)."""
+async def place(db: Database, round_id: int, thread_id: int, in_thread: bool) -> bool:
+    """Where the round plays (its thread, or the channel itself), recorded before the lobby
+    is posted there: a press on the lobby finds its round at once."""
+    async with db.session() as session:
+        done = await session.exec(
+            update(LiveRound)
+            .where(col(LiveRound.id) == round_id, col(LiveRound.status) == Status.SETUP)
+            .values(thread_id=thread_id, in_thread=in_thread)
+        )
+        await session.commit()
+        return bool(done.rowcount)
+
+
+async def set_up(db: Database, round_id: int, lobby_message_id: int) -> LiveRound | None:
+    """The lobby is out: its minute starts, unless the host pressed Start already (None:
+    too late, the round was given up)."""
     async with db.session() as session:
         now = await db_now(session)
         done = await session.exec(
@@ -97,10 +109,8 @@ async def set_up(
             .where(col(LiveRound.id) == round_id, col(LiveRound.status) == Status.SETUP)
             .values(
                 status=Status.LOBBY,
-                thread_id=thread_id,
-                in_thread=in_thread,
                 lobby_message_id=lobby_message_id,
-                next_at=now + timedelta(seconds=LOBBY_S),
+                next_at=func.coalesce(col(LiveRound.next_at), now + timedelta(seconds=LOBBY_S)),
             )
         )
         await session.commit()
@@ -137,12 +147,16 @@ async def request_stop(db: Database, round_id: int) -> bool:
 
 
 async def start_now(db: Database, round_id: int) -> bool:
-    """The host's Start: the lobby ends now."""
+    """The host's Start: the lobby ends now (pressed while it is being set up: as soon as
+    it is)."""
     async with db.session() as session:
         now = await db_now(session)
         done = await session.exec(
             update(LiveRound)
-            .where(col(LiveRound.id) == round_id, col(LiveRound.status) == Status.LOBBY)
+            .where(
+                col(LiveRound.id) == round_id,
+                col(LiveRound.status).in_([Status.SETUP, Status.LOBBY]),
+            )
             .values(next_at=now)
         )
         await session.commit()

@@ -53,7 +53,8 @@ async def standings(db: Database, round_id: int, user_id: int | None = None) -> 
         query = query.where(col(LiveAnswer.user_id) == user_id)
     query = query.group_by(col(LiveAnswer.user_id))
     async with db.session() as session:
-        rows = (await session.execute(query)).all()
+        conn = await session.connection()
+        rows = (await conn.execute(query)).all()
     return [
         Standing(int(u), int(p or 0), int(r or 0), int(n), int(ms or 0)) for u, p, r, n, ms in rows
     ]

@@ -50,7 +50,7 @@ async def claimable(db: Database, limit: int = 200) -> list[tuple[int, int]]:
         return [(int(i), int(g)) for i, g in (await session.exec(query)).all() if i is not None]
 
 
-async def claim(db: Database, round_id: int, owner: str) -> bool:
+async def claim(db: Database, round_id: int, owner: str, lease: timedelta = LEASE) -> bool:
     """Take (or renew) the lease on a running round; False when another process holds it."""
     async with db.session() as session:
         now = await db_now(session)
@@ -65,7 +65,7 @@ async def claim(db: Database, round_id: int, owner: str) -> bool:
                     col(LiveRound.claimed_until) < now,
                 ),
             )
-            .values(claimed_by=owner, claimed_until=now + LEASE)
+            .values(claimed_by=owner, claimed_until=now + lease)
         )
         await session.commit()
         return bool(taken.rowcount)

@@ -115,11 +115,13 @@ class LiveCommands(app_commands.Group):
         assert row.id is not None
         await interaction.response.defer(thinking=True)
         view = RoundView.of(row)
+        publisher = self.cog.publisher
         try:
+            target = await publisher.open_thread(view, channel, can_thread)
+            where, in_thread = target.id, isinstance(target, discord.Thread)
+            await live.place(row.id, where, in_thread)
             starts_at = await live.lobby_clock()
-            where, in_thread, lobby_id = await self.cog.publisher.open_round(
-                view, channel, can_thread, starts_at
-            )
+            lobby_id = await publisher.post_lobby(view, target, starts_at)
         except (PublishRefused, discord.HTTPException):
             await live.give_up(row.id)
             log.info("a live round could not be opened", extra=log_context(interaction))
@@ -130,7 +132,7 @@ class LiveCommands(app_commands.Group):
             )
             await interaction.followup.send(reason, ephemeral=True)
             return
-        await live.set_up(row.id, where, in_thread, lobby_id)
+        await live.set_up(row.id, lobby_id)
         if self.cog.driver is not None:
             await self.cog.driver.take(row.id)
         locale = row.locale

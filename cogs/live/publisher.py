@@ -62,31 +62,32 @@ class DiscordLivePublisher:
     def _message(self, view: RoundView, message_id: int) -> discord.PartialMessage:
         return self._channel(view.thread_id, view.guild_id).get_partial_message(message_id)
 
-    async def open_round(
-        self, view: RoundView, channel: discord.TextChannel, can_thread: bool, starts_at: datetime
-    ) -> tuple[int, bool, int]:
-        """Open the round's public thread (or, without the permission, play in `channel`)
-        and post the lobby there: (where it plays, in a thread, the lobby's message id)."""
+    async def open_thread(
+        self, view: RoundView, channel: discord.TextChannel, can_thread: bool
+    ) -> discord.TextChannel | discord.Thread:
+        """The round's public thread, or `channel` itself without the permission."""
+        if not can_thread:
+            return channel
+        try:
+            return await channel.create_thread(
+                name=thread_name(self.bot.services.bank, view),
+                type=discord.ChannelType.public_thread,
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.Forbidden:
+            return channel  # the permission was missing after all: play in the channel
+
+    async def post_lobby(
+        self, view: RoundView, target: discord.abc.Messageable, starts_at: datetime
+    ) -> int:
         bank = self.bot.services.bank
-        target: discord.TextChannel | discord.Thread = channel
-        in_thread = False
-        if can_thread:
-            try:
-                target = await channel.create_thread(
-                    name=thread_name(bank, view),
-                    type=discord.ChannelType.public_thread,
-                    auto_archive_duration=THREAD_ARCHIVE_MINUTES,
-                )
-                in_thread = True
-            except discord.Forbidden:
-                target = channel  # the permission was missing after all: the channel
         lobby = await refused_as(
             lambda: target.send(
                 embed=lobby_embed(bank, view, starts_at, started=False),
                 view=lobby_view(view.round_id, view.locale, started=False),
             )
         )
-        return target.id, in_thread, lobby.id
+        return lobby.id
 
     async def post_question(self, view: QuestionView, nonce: str) -> int:
         embed = question_embed(self.bot.services.bank, view)

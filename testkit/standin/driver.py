@@ -391,8 +391,11 @@ class Driver:
         *,
         values: list[str] | None = None,
         timeout: float = 5.0,
+        force: bool = False,
     ) -> InteractionResult:
-        """``user`` clicks button (or picks ``values`` in the select) ``custom_id``."""
+        """``user`` clicks button (or picks ``values`` in the select) ``custom_id``.
+
+        ``force``: press it even if disabled (a client that has not seen the edit yet)."""
         component = next(
             (c for c in iter_components(message.components) if c.get("custom_id") == custom_id),
             None,
@@ -401,7 +404,7 @@ class Driver:
             raise LookupError(
                 f"message {message.id} has no component {custom_id!r}; has {message.custom_ids()}"
             )
-        if component.get("disabled"):
+        if component.get("disabled") and not force:
             raise AssertionError(f"component {custom_id!r} is disabled: users cannot click it")
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": component["type"]}
         if component["type"] != 2:

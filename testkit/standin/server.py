@@ -275,6 +275,10 @@ class FakeDiscord(
     def admin_role(self, guild: FakeGuild) -> FakeRole:
         return next(r for r in guild.roles.values() if r.name == "Quiz Admin")
 
+    def bot_role(self, guild: FakeGuild) -> FakeRole:
+        """The bot's managed role (deny it a permission in a channel with an overwrite)."""
+        return next(r for r in guild.roles.values() if r.managed)
+
     def add_channel(self, guild: FakeGuild, name: str) -> FakeChannel:
         channel = FakeChannel(self.snowflakes.next(), name, guild.id, position=len(guild.channels))
         guild.channels[channel.id] = channel

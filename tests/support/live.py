@@ -31,8 +31,11 @@ def quick(bot: QuizTutorBot) -> LiveDriver:
     return driver
 
 
-async def thread_of(fake: FakeDiscord, channel: FakeChannel, index: int = -1) -> FakeChannel:
-    await fake.wait_until(lambda: fake.threads_of(channel), 10, "a live round's thread")
+async def thread_of(fake: FakeDiscord, channel: FakeChannel, index: int = 0) -> FakeChannel:
+    """The channel's `index`-th thread (0: the first), once it exists."""
+    await fake.wait_until(
+        lambda: len(fake.threads_of(channel)) > index, 10, f"thread {index} of a channel"
+    )
     return fake.threads_of(channel)[index]
 
 
@@ -53,9 +56,7 @@ async def lobby(fake: FakeDiscord, where: FakeChannel) -> FakeMessage:
 
 
 async def question(fake: FakeDiscord, where: FakeChannel, number: int) -> FakeMessage:
-    return await fake.wait_for_message(
-        lambda m: has_button(m, f"{number}:0"), 15, channel=where
-    )
+    return await fake.wait_for_message(lambda m: has_button(m, f"{number}:0"), 15, channel=where)
 
 
 async def reveal(fake: FakeDiscord, where: FakeChannel, number: int) -> FakeMessage:
@@ -69,8 +70,8 @@ async def reveal(fake: FakeDiscord, where: FakeChannel, number: int) -> FakeMess
     )
 
 
-async def scoreboard(fake: FakeDiscord, where: FakeChannel, timeout: float = 15) -> FakeMessage:
-    return await fake.wait_for_message(lambda m: has_button(m, "r"), timeout, channel=where)
+async def scoreboard(fake: FakeDiscord, where: FakeChannel, wait_s: float = 15) -> FakeMessage:
+    return await fake.wait_for_message(lambda m: has_button(m, "r"), wait_s, channel=where)
 
 
 def answer_id(message: FakeMessage, position: int) -> str:

@@ -73,6 +73,7 @@ class LiveDriver:
         self.outbox.senders[Owed.LIVE_END] = self.announcements.send_scoreboard
         self.edits = ThrottledEdits(EDIT_EVERY_S, self._edit_refused)
         self.pause = timedelta(seconds=PAUSE_S)
+        self.lease = LEASE  # renewed every third of it while this process drives a round
         self.sweep_s = SWEEP_S
         self._runners: dict[int, asyncio.Task[None]] = {}
         self._wakes: dict[int, asyncio.Event] = {}
@@ -103,7 +104,7 @@ class LiveDriver:
         if round_id in self._runners:
             self.wake(round_id)
             return True
-        if self._closing or not await steps.claim(self.db, round_id, self.owner):
+        if self._closing or not await steps.claim(self.db, round_id, self.owner, self.lease):
             return False
         self._spawn(round_id)
         return True
@@ -121,7 +122,7 @@ class LiveDriver:
         for round_id, guild_id in await steps.claimable(self.db):
             if round_id in self._runners or not self.owns_guild(guild_id) or self._closing:
                 continue
-            if await steps.claim(self.db, round_id, self.owner):
+            if await steps.claim(self.db, round_id, self.owner, self.lease):
                 self._spawn(round_id)
                 taken += 1
         await self.outbox.pump(self.owns_guild)
@@ -162,8 +163,8 @@ class LiveDriver:
         done = False
         try:
             while not done:
-                if loop.time() - renewed >= LEASE.total_seconds() / 3:
-                    if not await steps.claim(self.db, round_id, self.owner):
+                if loop.time() - renewed >= self.lease.total_seconds() / 3:
+                    if not await steps.claim(self.db, round_id, self.owner, self.lease):
                         log.warning("lost the lease on live round %s", round_id)
                         return
                     renewed = loop.time()

@@ -143,11 +143,13 @@ class LiveRounds:
         where = running.thread_id or running.channel_id
         return UserError("live.already_running", link=f"<#{where}>")
 
-    async def set_up(
-        self, round_id: int, thread_id: int, in_thread: bool, lobby_message_id: int
-    ) -> LiveRound | None:
-        """The thread and lobby are out: the lobby's minute runs."""
-        row = await rows.set_up(self.db, round_id, thread_id, in_thread, lobby_message_id)
+    async def place(self, round_id: int, thread_id: int, in_thread: bool) -> None:
+        """Where the round plays: recorded before its lobby is posted there."""
+        await rows.place(self.db, round_id, thread_id, in_thread)
+
+    async def set_up(self, round_id: int, lobby_message_id: int) -> LiveRound | None:
+        """The lobby is out: its minute runs."""
+        row = await rows.set_up(self.db, round_id, lobby_message_id)
         if row is not None:
             self.on_change(round_id)
         return row
