@@ -110,7 +110,7 @@ async def test_a_channel_where_the_bot_may_not_post_gets_one_line(
         # Discord says yes in the interaction, then refuses the lobby (a race with an
         # admin): the host is told privately, and the channel is free again.
         del fake.channel.overwrites[bot_role.id]
-        fake.fail("POST", rf"^/channels/\d+/messages$", 403, times=1)
+        fake.fail("POST", r"^/channels/\d+/messages$", 403, times=1)
         res = await fake.slash(host, "quiz live start")
         told = await res.wait_followup()
         assert told.ephemeral and told.content.startswith("⚠️ I may not post in")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import and_, func, or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -51,18 +51,23 @@ async def claimable(db: Database, limit: int = 200) -> list[tuple[int, int]]:
 
 
 async def claim(db: Database, round_id: int, owner: str, lease: timedelta = LEASE) -> bool:
-    """Take (or renew) the lease on a running round; False when another process holds it."""
+    """Take the lease on a running round nobody holds, or renew one's own (also once the
+    round ended: its scoreboard is still to send); False when another process holds it."""
     async with db.session() as session:
         now = await db_now(session)
         taken = await session.exec(
             update(LiveRound)
             .where(
                 col(LiveRound.id) == round_id,
-                col(LiveRound.status).in_(_ACTIVE),
                 or_(
                     col(LiveRound.claimed_by) == owner,
-                    col(LiveRound.claimed_until).is_(None),
-                    col(LiveRound.claimed_until) < now,
+                    and_(
+                        col(LiveRound.status).in_(_ACTIVE),
+                        or_(
+                            col(LiveRound.claimed_until).is_(None),
+                            col(LiveRound.claimed_until) < now,
+                        ),
+                    ),
                 ),
             )
             .values(claimed_by=owner, claimed_until=now + lease)

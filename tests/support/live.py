@@ -3,6 +3,7 @@ right, the driver of a bot, and moving a question's deadline by the database's c
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 from typing import Any
@@ -108,6 +109,62 @@ async def expire_question(db: Database, round_id: int, number: int) -> None:
         await conn.execute(text(sql), {"r": round_id, "n": number})
 
 
+async def execute(db: Database, sql: str, **params: Any) -> None:
+    async with db.engine.begin() as conn:
+        await conn.execute(text(sql), params)
+
+
 async def rows(db: Database, sql: str, **params: Any) -> list[Any]:
     async with db.engine.connect() as conn:
-        return list((await conn.execute(text(sql), params)).all())
+        return [tuple(r) for r in (await conn.execute(text(sql), params)).all()]
+
+
+async def rows_become(db: Database, sql: str, expected: list[Any], wait_s: float = 10) -> None:
+    """Until `sql` returns `expected` (what the bot records just after Discord has it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    while (found := await rows(db, sql)) != expected:
+        assert loop.time() < deadline, f"{sql!r} returned {found}, not {expected}"
+        await asyncio.sleep(0.02)  # a poll interval, not a synchronisation point
+
+
+class RecordingPublisher:
+    """A `LivePublisher` without Discord: records what a driver sent, in order. `broken`
+    makes the next N reveals fail with a server error (the outbox retries them)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+        self.broken_reveals = 0
+        self._next_id = 10_000
+
+    def _id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def of(self, kind: str) -> list[Any]:
+        return [e[1] for e in self.events if e[0] == kind]
+
+    async def post_question(self, view: Any, nonce: str) -> int:
+        for seen_nonce, message_id in self.of("question"):
+            if seen_nonce == nonce:
+                return int(message_id)  # what Discord does with a nonce it has seen
+        message_id = self._id()
+        self.events.append(("question", (nonce, message_id)))
+        return message_id
+
+    async def edit_question(self, view: Any, message_id: int) -> None:
+        self.events.append(("edit", (message_id, view.answered, view.closed)))
+
+    async def edit_lobby(self, round: Any, message_id: int, started: bool) -> None:
+        self.events.append(("lobby", message_id))
+
+    async def post_reveal(self, reveal: Any, nonce: str) -> int:
+        if self.broken_reveals:
+            self.broken_reveals -= 1
+            raise RuntimeError("503 Service Unavailable")
+        self.events.append(("reveal", (reveal.number, nonce)))
+        return self._id()
+
+    async def post_scoreboard(self, board: Any, nonce: str, in_channel: bool) -> int:
+        self.events.append(("scoreboard", (board, nonce)))
+        return self._id()

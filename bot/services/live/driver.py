@@ -47,6 +47,7 @@ log = logging.getLogger("quiztutor.live")
 
 TICK_S = 1.0  # a round is looked at at least this often (changes made by other processes)
 SWEEP_S = 5.0  # how often each process looks for rounds nobody holds
+CLOSE_GRACE_S = 5.0  # at shutdown, for a round's step in progress to finish
 MIN_GAP_S = 0.1  # between two looks at one round (a burst of presses wakes it often)
 RETRY_S = 2.0  # after a step failed (the database or Discord unreachable)
 # A question whose message took longer than this to send starts its clock when it is out.
@@ -82,7 +83,7 @@ class LiveDriver:
         self._background: set[asyncio.Task[None]] = set()
         self._closing = False
         rounds.on_change = self.wake
-        rounds.closing.append(self.close)
+        rounds.drivers.append(self)
 
     # -- the process's rounds ------------------------------------------------------------
 
@@ -137,16 +138,25 @@ class LiveDriver:
             await asyncio.sleep(self.sweep_s)
 
     async def close(self) -> None:
-        """Stop driving (at shutdown): release every lease so the next process (or this
-        one restarted) takes the rounds over at once."""
+        """Stop driving (at shutdown, before the connection to Discord closes): let each
+        round finish the step it is in (a message being sent gets recorded), then release
+        every lease so the next process (or this one restarted) takes the rounds over at
+        once."""
+        if self._closing:
+            return
         self._closing = True
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
         held = list(self._runners)
-        for task in list(self._runners.values()):
-            task.cancel()
-        await asyncio.gather(*self._runners.values(), return_exceptions=True)
+        tasks = list(self._runners.values())
+        for round_id in held:
+            self.wake(round_id)
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=CLOSE_GRACE_S)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         for round_id in held:
             try:
                 await steps.release(self.db, round_id, self.owner)
@@ -162,10 +172,10 @@ class LiveDriver:
         first = True
         done = False
         try:
-            while not done:
+            while not done and not self._closing:
                 if loop.time() - renewed >= self.lease.total_seconds() / 3:
                     if not await steps.claim(self.db, round_id, self.owner, self.lease):
-                        log.warning("lost the lease on live round %s", round_id)
+                        log.warning("lost the lease on live round %s (%s)", round_id, self.owner)
                         return
                     renewed = loop.time()
                 try:
@@ -183,7 +193,8 @@ class LiveDriver:
         finally:
             self._runners.pop(round_id, None)
             self._wakes.pop(round_id, None)
-        await steps.release(self.db, round_id, self.owner)
+        if not self._closing:  # (at shutdown `close` releases what it held)
+            await steps.release(self.db, round_id, self.owner)
 
     async def _step(self, round_id: int, first: bool) -> bool:
         """Look at the round once and do what is due; True when it is over."""
@@ -207,6 +218,11 @@ class LiveDriver:
             if current is not None and current.status == QuestionStatus.OPEN:
                 self._edit_question(row, current, closed=True)
         elif step is Step.OPEN:
+            if row.status == Status.PAUSE and not await self._revealed(round_id, row.position + 1):
+                # Discord did not take the reveal yet (the outbox retries it): the next
+                # question waits for it, so the thread reads in order.
+                await self._wait(round_id, TICK_S)
+                return False
             await steps.open_next(self.db, round_id, row.position)
             if row.status == Status.LOBBY and row.lobby_message_id is not None:
                 self._edit_lobby(row, row.lobby_message_id)
@@ -229,12 +245,21 @@ class LiveDriver:
             await self._wait(round_id, (decision.until - snap.now).total_seconds())
         return False
 
+    async def _revealed(self, round_id: int, number: int) -> bool:
+        """Question `number`'s reveal is out (or Discord refused it for good)."""
+        owed = await self.outbox.item_of_round(Owed.LIVE_REVEAL, round_id, number)
+        if owed is None or owed.id is None or owed.delivered_at or owed.gave_up:
+            return True
+        return await self.outbox.deliver(owed.id)
+
     async def _wait(self, round_id: int, seconds: float) -> None:
         event = self._wakes.get(round_id)
         if event is None:
             return
         try:
-            await asyncio.wait_for(event.wait(), max(0.0, min(seconds, TICK_S)))
+            # At least every tick, and often enough to renew the lease in time.
+            longest = min(TICK_S, self.lease.total_seconds() / 4)
+            await asyncio.wait_for(event.wait(), max(0.0, min(seconds, longest)))
         except TimeoutError:
             return
         event.clear()

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from cachetools import LRUCache
 
@@ -74,14 +75,18 @@ class LiveRounds:
         self._info: LRUCache[int, RoundInfo] = LRUCache(maxsize=1024)
         # Set by the driver of this process: a round changed here, look at it now.
         self.on_change: Callable[[int], None] = lambda round_id: None
-        self.closing: list[Callable[[], Awaitable[None]]] = []  # the driver's close, first
+        self.drivers: list[Any] = []  # this process's driver (`LiveDriver`), if any
 
     async def start(self) -> None:
         await self.writer.start()
 
+    async def stop_driving(self) -> None:
+        """Stop this process's driver (releasing its rounds); presses are still taken."""
+        for driver in self.drivers:
+            await driver.close()
+
     async def close(self) -> None:
-        for close in self.closing:
-            await close()
+        await self.stop_driving()
         await self.writer.close()
 
     def _answered(self, round_id: int, number: int, answered: int) -> None:
