@@ -99,5 +99,9 @@ async def test_a_channel_plays_a_live_round_in_a_thread(
             [(bob.id, True), (citra.id, False), (bob.id, True), (citra.id, True)]
         )
         assert await rows(bot.services.db, "SELECT * FROM member_stats") == []
-        me = await fake.slash(citra, "me")
-        assert me.ephemeral
+        # Citra's two answers count in /me (50 % of the topic), and her mistake is due.
+        res = await fake.slash(citra, "me")
+        me = await res.wait_followup()
+        text = me.text()
+        assert "— 50% (1/2)" in text
+        assert "**1**" in text
