@@ -47,6 +47,7 @@ async def test_forged_stale_and_foreign_buttons_get_a_clear_answer(
         thread = await thread_of(fake, fake.channel)
         hall = await lobby(fake, thread)
         round_id = round_id_of(hall)
+        await fake.click(hall, button_id(hall, "j"), member)
         await fake.click(hall, button_id(hall, "s"), host)
         first = await question(fake, thread, 1)
 
@@ -89,6 +90,7 @@ async def test_without_thread_permission_the_round_plays_in_the_channel(
         assert "may not create threads in this channel" in opened.content
         hall = await lobby(fake, fake.channel)
         assert fake.threads_of(fake.channel) == []
+        await fake.click(hall, button_id(hall, "j"), host)
         await fake.click(hall, button_id(hall, "s"), host)
         first = await question(fake, fake.channel, 1)
         reply = await fake.click(first, answer_id(first, 0), host)
@@ -181,6 +183,8 @@ async def test_a_member_who_left_keeps_their_score_and_the_round_goes_on(
         thread = await thread_of(fake, fake.channel)
         hall = await lobby(fake, thread)
         round_id = round_id_of(hall)
+        for player in (host, member):
+            await fake.click(hall, button_id(hall, "j"), player)
         await fake.click(hall, button_id(hall, "s"), host)
         first = await question(fake, thread, 1)
         right, _ = await positions(bot, round_id, 1)

@@ -134,9 +134,10 @@ def state(
     stop: bool = False,
     idle: int = 0,
     joined: int = 2,
+    waiting: int = 1,
     question: QuestionState | None = None,
 ) -> RoundState:
-    return RoundState(status, position, total, next_at, stop, idle, T0, joined, question)
+    return RoundState(status, position, total, next_at, stop, idle, T0, joined, waiting, question)
 
 
 def open_q(answered: int = 0, closes: datetime = T0 + timedelta(seconds=20)) -> QuestionState:
@@ -161,8 +162,10 @@ def test_next_step_while_a_question_is_open() -> None:
         next_step(state(Status.QUESTION, question=open_q(1)), T0 + timedelta(seconds=20)).step
         is Step.CLOSE
     )
-    assert next_step(state(Status.QUESTION, question=open_q(2)), T0).step is Step.CLOSE
-    assert next_step(state(Status.QUESTION, joined=0, question=open_q(0)), T0).step is Step.WAIT
+    assert next_step(state(Status.QUESTION, waiting=0, question=open_q(2)), T0).step is Step.CLOSE
+    # Nobody had joined when it opened (answering joins): it runs its time.
+    nobody = state(Status.QUESTION, joined=0, waiting=0, question=open_q(3))
+    assert next_step(nobody, T0).step is Step.WAIT
     assert next_step(state(Status.QUESTION, stop=True, question=open_q(0)), T0).step is Step.CLOSE
 
 

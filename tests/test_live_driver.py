@@ -81,6 +81,8 @@ async def test_two_drivers_never_run_one_round_and_one_takes_over_a_dead_one(
     assert len(holders) == 1
     holder = holders[0]
     other = two if holder is one else one
+    for user in (201, 202):
+        await holder[0].join(round_id, user, THREAD)
     await holder[0].start_now(round_id, HOST, False, THREAD)
     await until(lambda: discord.of("question"), "question 1")
     await answer_all(holder[0], round_id, 1, [201, 202])
@@ -123,6 +125,7 @@ async def test_a_reveal_discord_did_not_take_holds_the_next_question(
     publisher.broken_reveals = 1
     round_id = await open_round(live, questions=2)
     await driver.sweep()
+    await live.join(round_id, 201, THREAD)
     await live.start_now(round_id, HOST, False, THREAD)
     await until(lambda: publisher.of("question"), "question 1")
     await answer_all(live, round_id, 1, [201])

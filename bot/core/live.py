@@ -2,7 +2,7 @@
 round's driver does next.
 
 A live round is a whole channel playing one quiz in a thread: a lobby, then each
-question for `seconds` (or until every joined member answered), its reveal, a pause, the
+question for `seconds` (or until every member who joined has answered), its reveal, a pause, the
 next; the scoreboard at the end. The driver (`bot.services.live`) reads the round's
 state from the database and asks `next_step` what is due; every time here is the
 database's clock (aware UTC), never a member's.
@@ -208,7 +208,8 @@ class RoundState:
     stop_requested: bool
     idle: int  # questions in a row without an answer
     created_at: datetime
-    joined: int
+    joined: int  # players who had joined when the current question opened
+    waiting: int  # players (joined at any time) who have not answered it yet
     question: QuestionState | None  # the current one (status QUESTION)
 
 
@@ -241,7 +242,9 @@ def next_step(state: RoundState, now: datetime) -> Decision:
             return Decision(Step.CLOSE)
         if question.status is QuestionStatus.POSTING or question.message_id is None:
             return Decision(Step.POST)
-        everyone = state.joined > 0 and question.answered >= state.joined
+        # Every joined member answered (answering joins too, so only a question that
+        # had players when it opened can close early).
+        everyone = state.joined > 0 and state.waiting == 0
         if state.stop_requested or everyone:
             return Decision(Step.CLOSE)
         if question.closes_at is None or now >= question.closes_at:

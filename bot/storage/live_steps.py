@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, func, or_, update
+from sqlalchemy import and_, exists, func, or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -93,7 +93,8 @@ async def release(db: Database, round_id: int, owner: str) -> None:
 class Snapshot:
     round: LiveRound
     question: LiveQuestion | None  # the current one
-    joined: int
+    joined: int  # players who had joined when the current question opened
+    waiting: int  # players (joined at any time) without an answer to it yet
     now: datetime  # the database's
 
 
@@ -104,12 +105,20 @@ async def snapshot(db: Database, round_id: int) -> Snapshot | None:
         if row is None:
             return None
         question = None
+        joined = waiting = 0
         if row.position >= 0:
             question = await session.get(LiveQuestion, (round_id, row.position + 1))
-        joined = (
-            await session.exec(select(func.count()).where(col(LivePlayer.round_id) == round_id))
-        ).one()
-        return Snapshot(row, question, int(joined), now)
+        if question is not None and question.opened_at is not None:
+            players = select(func.count()).where(col(LivePlayer.round_id) == round_id)
+            before = players.where(col(LivePlayer.joined_at) <= question.opened_at)
+            joined = int((await session.exec(before)).one())
+            answered = exists().where(
+                col(LiveAnswer.round_id) == round_id,
+                col(LiveAnswer.number) == question.number,
+                col(LiveAnswer.user_id) == col(LivePlayer.user_id),
+            )
+            waiting = int((await session.exec(players.where(~answered))).one())
+        return Snapshot(row, question, joined, waiting, now)
 
 
 async def open_next(db: Database, round_id: int, position: int) -> LiveQuestion | None:

@@ -205,7 +205,7 @@ class LiveDriver:
         if first and row.status in (Status.PAUSE, Status.ENDED) and row.position >= 0:
             # A reveal owed before a crash comes before anything newer.
             await self.outbox.deliver_for_round(Owed.LIVE_REVEAL, round_id, row.position + 1)
-        decision = next_step(_state(row, current, snap.joined), snap.now)
+        decision = next_step(_state(row, current, snap.joined, snap.waiting), snap.now)
         step = decision.step
         if step is Step.DONE:
             await self.outbox.deliver_for_round(Owed.LIVE_END, round_id, rows.SCOREBOARD)
@@ -345,7 +345,7 @@ class LiveDriver:
         self.wake(row.id)
 
 
-def _state(row: LiveRound, current: LiveQuestion | None, joined: int) -> RoundState:
+def _state(row: LiveRound, current: LiveQuestion | None, joined: int, waiting: int) -> RoundState:
     question = None
     if current is not None and row.status == Status.QUESTION:
         question = QuestionState(
@@ -364,6 +364,7 @@ def _state(row: LiveRound, current: LiveQuestion | None, joined: int) -> RoundSt
         row.idle,
         row.created_at,
         joined,
+        waiting,
         question,
     )
 
