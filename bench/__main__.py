@@ -30,6 +30,7 @@ BENCHMARKS = (
     "grading_latency",
     "steady",
     "interactions",
+    "live",
     "demo",
     "memory",
     "schedule",
