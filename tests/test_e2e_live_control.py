@@ -131,6 +131,10 @@ async def test_the_servers_language_for_rounds(
     host = fake.users_list[0]  # an English client
     async with start_bot() as bot:
         quick(bot)
+        shown = (await fake.slash(host, "help")).text
+        assert "`/quiz live start [topic] [questions] [seconds]`" in shown
+        assert "`/quiz live stop`" in shown and "/quiz live language" not in shown
+        assert "`/quiz live language language`" in (await fake.slash(fake.admin, "help")).text
         refused = await fake.slash(host, "quiz live language", language="id")
         assert refused.ephemeral and "Manage Server" in refused.content
         done = await fake.slash(fake.admin, "quiz live language", language="id")

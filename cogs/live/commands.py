@@ -167,6 +167,8 @@ class LiveCommands(app_commands.Group):
         )
 
     @manage_server
+    # Discord applies default permissions to top-level commands only: /help reads it.
+    @app_commands.default_permissions(manage_guild=True)
     @app_commands.command(
         name="language", description="The language of this server's live rounds (Manage Server)"
     )
