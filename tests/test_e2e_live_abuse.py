@@ -7,6 +7,7 @@ from __future__ import annotations
 from testkit.standin.models import (
     CREATE_PUBLIC_THREADS,
     SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
     FakeChannel,
     FakeMessage,
 )
@@ -198,3 +199,29 @@ async def test_a_member_who_left_keeps_their_score_and_the_round_goes_on(
         await expire_question(bot.services.db, round_id, 2)
         board = await scoreboard(fake, thread)
         assert f"<@{member.id}>" in board.text()
+
+
+async def test_a_permission_removed_mid_round_ends_it_and_says_why_in_the_channel(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    host, _, member = fake.users_list
+    async with start_bot() as bot:
+        quick(bot)
+        await fake.slash(host, "quiz live start", questions=3, seconds=60)
+        thread = await thread_of(fake, fake.channel)
+        hall = await lobby(fake, thread)
+        round_id = round_id_of(hall)
+        await fake.click(hall, button_id(hall, "j"), member)
+        await fake.click(hall, button_id(hall, "s"), host)
+        first = await question(fake, thread, 1)
+        right, _ = await positions(bot, round_id, 1)
+        # An admin takes Send Messages in Threads away before the reveal.
+        bot_role = fake.bot_role(fake.guild)
+        fake.channel.overwrites[bot_role.id] = (0, SEND_MESSAGES_IN_THREADS, 0)
+        await fake.click(first, answer_id(first, right), member)
+        board = await scoreboard(fake, fake.channel)
+        assert "I may no longer post in the thread" in board.text()
+        assert f"<@{member.id}>" in board.text()  # the answer before it counted
+        status = await rows(bot.services.db, "SELECT status, end_reason FROM live_round")
+        assert status == [("ended", "forbidden")]

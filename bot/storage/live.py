@@ -78,14 +78,6 @@ async def create(db: Database, row: LiveRound, max_rounds: int) -> LiveRound | N
     return None
 
 
-async def running_count(db: Database, guild_id: int) -> int:
-    async with db.session() as session:
-        query = select(func.count()).where(
-            col(LiveRound.guild_id) == guild_id, col(LiveRound.status).in_(_ACTIVE)
-        )
-        return int((await session.exec(query)).one())
-
-
 async def place(db: Database, round_id: int, thread_id: int, in_thread: bool) -> bool:
     """Where the round plays (its thread, or the channel itself), recorded before the lobby
     is posted there: a press on the lobby finds its round at once."""

@@ -16,6 +16,7 @@ import discord
 
 from bot.core.errors import PublishRefused, StopReason
 from bot.core.i18n import t
+from bot.core.live import EndReason
 from bot.services.live import QuestionView, Reveal, RoundView, Scoreboard
 from cogs.live.buttons import lobby_view, question_view, reveal_view, scoreboard_view
 from cogs.ui.live_embeds import (
@@ -137,7 +138,9 @@ class DiscordLivePublisher:
         channel = self._channel(where, view.guild_id)
         embed = scoreboard_embed(self.bot.services.bank, board)
         buttons = scoreboard_view(view.round_id, view.locale)
-        content = t("live.ended_gone", view.locale) if in_channel else None
+        # In the channel (the thread is gone): say why, unless the embed says it already.
+        said = board.reason in (EndReason.GONE, EndReason.FORBIDDEN)
+        content = t("live.board_in_channel", view.locale) if in_channel and not said else None
         sent = await refused_as(
             lambda: channel.send(content=content, embed=embed, view=buttons, nonce=nonce)
         )

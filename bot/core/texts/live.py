@@ -195,6 +195,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Skor tetap tersimpan.",
     },
     "live.ended_abandoned": {"en": "Cancelled.", "id": "Dibatalkan."},
+    "live.board_in_channel": {
+        "en": "The round's thread is gone; here are its scores.",
+        "id": "Utas ronde ini sudah tidak ada; ini skornya.",
+    },
     # --- my result -----------------------------------------------------------------
     "live.result": {
         "en": "Rank {rank} of {players}: {points} points, {right} of {answered} right.",

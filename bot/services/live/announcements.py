@@ -90,8 +90,9 @@ class LiveAnnouncements:
         key = nonce(item.kind, item.id)
         try:
             return await self.publisher.post_scoreboard(board, key, in_channel=False)
-        except PublishRefused as refused:
-            if not (row.in_thread and refused.reason is StopReason.NOT_FOUND):
+        except PublishRefused:
+            if not row.in_thread:
                 raise
-        # The thread is gone: the scores still reach the channel the round started in.
+        # The thread is gone (or closed to the bot): the scores still reach the channel
+        # the round was started in.
         return await self.publisher.post_scoreboard(board, key, in_channel=True)

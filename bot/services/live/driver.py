@@ -78,7 +78,8 @@ class LiveDriver:
         self.sweep_s = SWEEP_S
         self._runners: dict[int, asyncio.Task[None]] = {}
         self._wakes: dict[int, asyncio.Event] = {}
-        self._shown: dict[int, int] = {}  # question message id -> the count last wanted
+        # (round id, question message id) -> the count last wanted on it
+        self._shown: dict[tuple[int, int], int] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._closing = False
@@ -209,6 +210,8 @@ class LiveDriver:
         step = decision.step
         if step is Step.DONE:
             await self.outbox.deliver_for_round(Owed.LIVE_END, round_id, rows.SCOREBOARD)
+            for key in [k for k in self._shown if k[0] == round_id]:
+                del self._shown[key]
             return True
         if step is Step.ABANDON:
             await steps.end(self.db, round_id, EndReason.ABANDONED, scoreboard=False)
@@ -277,10 +280,10 @@ class LiveDriver:
             lambda: steps.posted(self.db, round_id, number, message_id, row.seconds, MAX_SHIFT),
             "recording a live question",
         )
-        self._shown[message_id] = armed.answered
+        self._shown[(round_id, message_id)] = armed.answered
         if posted is not None and posted.closes_at != armed.closes_at:
             # Sending took long (rate limits): the clock started later; show when it ends.
-            self._shown[message_id] = -1
+            self._shown[(round_id, message_id)] = -1
             self._edit_count(row, posted)
 
     # -- edits (throttled: at most one per message per EDIT_EVERY_S) ------------------------
@@ -289,9 +292,10 @@ class LiveDriver:
         message_id = current.message_id
         if message_id is None or current.closes_at is None:
             return
-        if self._shown.get(message_id) == current.answered:
+        assert row.id is not None
+        if self._shown.get((row.id, message_id)) == current.answered:
             return
-        self._shown[message_id] = current.answered
+        self._shown[(row.id, message_id)] = current.answered
         view = _question_view(row, current, current.closes_at, current.answered)
         self.edits.want(
             (row.id, message_id), lambda: self.publisher.edit_question(view, message_id)
@@ -301,7 +305,7 @@ class LiveDriver:
         message_id = current.message_id
         if message_id is None or current.closes_at is None:
             return
-        self._shown.pop(message_id, None)
+        self._shown.pop((row.id or 0, message_id), None)
         view = _question_view(row, current, current.closes_at, current.answered, closed=closed)
         self.edits.want(
             (row.id, message_id), lambda: self.publisher.edit_question(view, message_id)

@@ -64,6 +64,14 @@ class ThrottledEdits:
             # Counted from the answer: the next edit reaches Discord at least `every`
             # after this one did, however long a 429 made this one wait.
             message.last = loop.time()
+        # Nothing more wanted: forget the message once its interval is over (a round's
+        # messages are not kept after it).
+        loop.call_later(self.every, self._drop_if_idle, key, message)
+
+    def _drop_if_idle(self, key: Any, message: _Message) -> None:
+        if self._messages.get(key) is message and message.wanted is None:
+            if message.task is None or message.task.done():
+                del self._messages[key]
 
     async def settle(self, key: Any) -> None:
         """Until the edits wanted for `key` are sent."""
