@@ -37,7 +37,7 @@ BENCHMARKS = (
     "shards",
     "charts",
 )
-DB_BOUND = ("reactions", "steady", "schedule", "shards")
+DB_BOUND = ("reactions", "steady", "live", "schedule", "shards")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -26,4 +27,13 @@ async def db_now(session: AsyncSession | AsyncConnection) -> datetime:
         value = (await conn.execute(_SQLITE_NOW)).scalar_one()
         return datetime.fromisoformat(str(value)).replace(tzinfo=UTC)
     value = (await conn.execute(_POSTGRES_NOW)).scalar_one()
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def db_now_sync(conn: Connection) -> datetime:
+    """`db_now` on a synchronous connection (a writer's own thread, `run_sync`)."""
+    if conn.dialect.name == "sqlite":
+        value = conn.execute(_SQLITE_NOW).scalar_one()
+        return datetime.fromisoformat(str(value)).replace(tzinfo=UTC)
+    value = conn.execute(_POSTGRES_NOW).scalar_one()
     return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)

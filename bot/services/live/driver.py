@@ -48,7 +48,7 @@ log = logging.getLogger("quiztutor.live")
 TICK_S = 1.0  # a round is looked at at least this often (changes made by other processes)
 SWEEP_S = 5.0  # how often each process looks for rounds nobody holds
 CLOSE_GRACE_S = 5.0  # at shutdown, for a round's step in progress to finish
-MIN_GAP_S = 0.1  # between two looks at one round (a burst of presses wakes it often)
+MIN_GAP_S = 0.2  # between two looks at one round (a burst of presses wakes it often)
 RETRY_S = 2.0  # after a step failed (the database or Discord unreachable)
 # A question whose message took longer than this to send starts its clock when it is out.
 MAX_SHIFT = timedelta(seconds=1)
