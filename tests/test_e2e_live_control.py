@@ -4,11 +4,13 @@ one round per channel and a cap per server, the server's language for rounds."""
 
 from __future__ import annotations
 
+from bot.storage import live as live_rows
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
     button_id,
+    execute,
     expire_question,
     lobby,
     positions,
@@ -17,6 +19,7 @@ from tests.support.live import (
     reveal,
     round_id_of,
     rows,
+    rows_become,
     scoreboard,
     thread_of,
 )
@@ -152,3 +155,28 @@ async def test_the_servers_language_for_rounds(
         assert reply.content.startswith("Your answer: A")
         await fake.slash(fake.admin, "quiz live language", language="host")
         assert await bot.services.live.language(fake.guild.id) is None
+
+
+async def test_the_lobby_starts_by_itself_after_its_minute(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    host = fake.users_list[0]
+    async with start_bot() as bot:
+        quick(bot)
+        await fake.slash(host, "quiz live start", questions=1, seconds=10)
+        thread = await thread_of(fake, fake.channel)
+        hall = await lobby(fake, thread)
+        assert "<t:" in hall.text()  # when it starts by itself, in each member's time zone
+        await rows_become(bot.services.db, "SELECT status FROM live_round", [("lobby",)])
+        row = await live_rows.get(bot.services.db, round_id_of(hall))
+        assert row is not None and row.next_at is not None
+        assert 59 <= (row.next_at - row.created_at).total_seconds() <= 61
+        # The minute passes (by the database's clock): nobody pressed Start.
+        await execute(bot.services.db, "UPDATE live_round SET next_at = created_at")
+        await question(fake, thread, 1)
+        started = fake.message(hall.id)
+        assert "has started" in started.text()
+        assert next(
+            c for r in started.components for c in r["components"] if c["custom_id"].endswith(":s")
+        )["disabled"]
