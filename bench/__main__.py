@@ -30,13 +30,14 @@ BENCHMARKS = (
     "grading_latency",
     "steady",
     "interactions",
+    "live",
     "demo",
     "memory",
     "schedule",
     "shards",
     "charts",
 )
-DB_BOUND = ("reactions", "steady", "schedule", "shards")
+DB_BOUND = ("reactions", "steady", "live", "schedule", "shards")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

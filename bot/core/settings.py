@@ -8,6 +8,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.core.errors import SetupError
+from bot.core.live import DEFAULT_MAX_ROUNDS
 
 
 def token_shape_problem(token: str) -> str | None:
@@ -58,6 +59,12 @@ class Settings(BaseSettings):
         default=True, description="Start the torch worker process at bot start."
     )
     quiz_cooldown_s: float = Field(default=3.0, ge=0)
+    live_max_rounds_per_server: int = Field(
+        default=DEFAULT_MAX_ROUNDS,
+        ge=1,
+        le=50,
+        description="Live rounds running at once in one server.",
+    )
     shard_count: int | None = Field(
         default=None, ge=1, description="Total shards across all processes."
     )

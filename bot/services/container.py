@@ -20,6 +20,7 @@ from bot.services.charts import ChartRenderer
 from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
+from bot.services.live import LiveRounds
 from bot.services.progress import ProgressReports
 from bot.services.reports import Notices, Reports
 from bot.services.sessions import QuizSessions
@@ -43,6 +44,7 @@ class Services:
     streaks: Streaks
     sessions: QuizSessions
     progress: ProgressReports
+    live: LiveRounds
     demos: DemoRunner | None
     scheduler: AsyncIOScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
@@ -91,6 +93,7 @@ class Services:
     async def close(self) -> None:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        await self.live.close()  # releases the rounds it drives, writes every queued answer
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
             await self.demos.close()
@@ -134,6 +137,8 @@ async def start_services(settings: Settings) -> Services:
         warmup.add_done_callback(_warn_if_warmup_failed)
     streaks = Streaks(db)
     sessions = QuizSessions(db, bank)
+    live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server)
+    await live.start()
     return Services(
         db=db,
         bank=bank,
@@ -141,6 +146,7 @@ async def start_services(settings: Settings) -> Services:
         streaks=streaks,
         sessions=sessions,
         progress=ProgressReports(db, bank, streaks, sessions.reviews),
+        live=live,
         demos=demos,
         scheduler=AsyncIOScheduler(timezone="UTC"),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),

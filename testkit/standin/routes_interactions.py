@@ -50,6 +50,7 @@ class InteractionsRoutes:
         elapsed = time.monotonic() - inter.dispatched_at
         if self.enforce_ack_deadline and elapsed > INTERACTION_ACK_DEADLINE_S:
             inter.expired = True
+            inter.answered.set()
             self._notify()
             return _error(404, 10062)
         payload = body.json or {}
@@ -96,6 +97,7 @@ class InteractionsRoutes:
         inter.callback_data = data
         inter.callback_files = [(f.filename, f.data) for f in body.files.values()]
         inter.callback_at = time.monotonic()
+        inter.answered.set()
         self._notify()
         response: dict[str, Any] = {
             "interaction": {
