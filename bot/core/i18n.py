@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.texts import admin, community, daily, general, help, player, stats
+from bot.core.texts import admin, community, daily, general, help, learning, player, stats
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -31,6 +31,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     **player.MESSAGES,
     **help.MESSAGES,
     **community.MESSAGES,
+    **learning.MESSAGES,
 }
 
 

@@ -15,6 +15,7 @@ MAX_RETRY_S = 600
 class Owed(StrEnum):
     REACTIONS = "reactions"  # the answer reactions under a daily post
     REVEAL = "reveal"  # the reply that reveals a settled daily post
+    REMINDER = "reminder"  # a member's review reminder of one day, by DM
 
 
 def retry_delay(attempts: int) -> timedelta:

@@ -52,8 +52,9 @@ class OutboxService:
         self.senders: dict[str, Sender] = {}
 
     async def pending(self, guild_id: int) -> list[Outbox]:
-        """Owed and not yet delivered (nor refused for good), oldest first."""
-        return await table.pending(self.db, guild_id)
+        """Owed (of the kinds this service sends) and not yet delivered (nor refused for
+        good), oldest first."""
+        return await table.pending(self.db, guild_id, list(self.senders))
 
     async def item(self, kind: Owed, post_id: int) -> Outbox | None:
         return await table.item(self.db, kind, post_id)
@@ -104,10 +105,12 @@ class OutboxService:
         return item is not None and item.id is not None and await self.deliver(item.id)
 
     async def pump(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:
-        """Deliver everything due (this process's guilds); the number delivered."""
+        """Deliver everything due (of the kinds this service sends, in this process's
+        guilds); the number delivered. Each feature's service claims only its own kinds."""
         delivered = 0
+        kinds = list(self.senders)
         due = await retry_transient(
-            lambda: table.due_ids(self.db, self.clock()), "reading the outbox"
+            lambda: table.due_ids(self.db, self.clock(), kinds), "reading the outbox"
         )
         for item_id, guild_id in due:
             if owns_guild(guild_id):

@@ -14,6 +14,7 @@ from bot.storage.models.community import (
     Suggestion,
 )
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.learning import MemberActivity, MemoryModel, Reminder
 from bot.storage.models.outbox import Outbox
 from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
 from bot.storage.models.review import ReviewCard, ReviewLog
@@ -25,12 +26,15 @@ __all__ = [
     "DailyPost",
     "GuildDailyConfig",
     "HiddenQuestion",
+    "MemberActivity",
     "MemberNotice",
     "MemberStats",
+    "MemoryModel",
     "Outbox",
     "QuestionReport",
     "QuizResult",
     "QuizSession",
+    "Reminder",
     "ReportSummary",
     "ReviewCard",
     "ReviewLog",

@@ -14,7 +14,9 @@ from bot.storage.models.base import snowflake, when
 class Outbox(SQLModel, table=True):
     """A message the bot owes a channel, recorded with the state change that owes it.
 
-    UNIQUE(kind, post_id): at most one announcement of each kind per post. Delivery is
+    What it is about: a daily post (`post_id`), or (`ref`) a member's reminder of a day.
+    UNIQUE(kind, post_id) and UNIQUE(kind, ref): at most one announcement of each kind per
+    post, one reminder per member and day. Delivery is
     claimed with a lease (`claimed_by`, `claimed_until`) so one process sends it, and a
     row is done when `delivered_at` (sent) or `gave_up` (refused for good) is set.
     """
@@ -22,13 +24,15 @@ class Outbox(SQLModel, table=True):
     __tablename__ = "outbox"
     __table_args__ = (
         sa.UniqueConstraint("kind", "post_id", name="uq_outbox_kind_post"),
+        sa.UniqueConstraint("kind", "ref", name="uq_outbox_kind_ref"),
         sa.Index("ix_outbox_pending", "delivered_at", "due_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    kind: str = Field(max_length=20, description="reveal | reactions")
+    kind: str = Field(max_length=20, description="reveal | reactions | reminder")
     guild_id: int = snowflake()
-    post_id: int = Field(foreign_key="daily_post.id", ondelete="CASCADE")
+    post_id: int | None = Field(default=None, foreign_key="daily_post.id", ondelete="CASCADE")
+    ref: str | None = Field(default=None, max_length=40, description="reminder: USER:DAY")
     created_at: datetime = when(default_factory=utcnow)
     due_at: datetime = when(default_factory=utcnow)
     attempts: int = 0
