@@ -82,7 +82,8 @@ async def snapshot(db: Database) -> dict[str, list[Any]]:
     tables = (tables_.review_log, tables_.review_card, tables_.member_activity)
     async with db.engine.connect() as conn:
         out = {
-            t.name: [tuple(r) for r in await conn.execute(select(t).order_by(*t.c))] for t in tables
+            t.name: [tuple(r) for r in await conn.execute(select(t).order_by(*list(t.c)[:2]))]
+            for t in tables
         }
         models = select(tables_.memory_model.c.guild_id).order_by(tables_.memory_model.c.guild_id)
         out["memory_model"] = [tuple(r) for r in await conn.execute(models)]
