@@ -16,12 +16,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Turn them off with /quiz remind off.",
         "id": "⏰ Pengingat aktif: setiap hari pukul {time} ({timezone}) saya mengirim DM bila "
         "sedikitnya {min_due} ulangan Anda atas soal server ini jatuh tempo. Pemeriksaan "
-        "pertama: {next}. Matikan dengan /quiz remind off.",
+        "pertama: {next}. Matikan dengan /kuis pengingat matikan.",
     },
     "remind.off": {"en": "Reminders off.", "id": "Pengingat dimatikan."},
     "remind.was_off": {
         "en": "You have no reminders on. Turn them on with /quiz remind on.",
-        "id": "Anda tidak punya pengingat yang aktif. Aktifkan dengan /quiz remind on.",
+        "id": "Anda tidak punya pengingat yang aktif. Aktifkan dengan /kuis pengingat nyalakan.",
     },
     "remind.bad_min_due": {
         "en": "min_due must be a whole number from {min} to {max}.",
@@ -35,19 +35,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "remind.dm_footer": {
         "en": "Reminders at {time} ({timezone}); stop them with /quiz remind off in the server.",
-        "id": "Pengingat pukul {time} ({timezone}); hentikan dengan /quiz remind off di server.",
+        "id": "Pengingat pukul {time} ({timezone}); hentikan dengan /kuis pengingat matikan di "
+        "server.",
     },
     "remind.a_server": {"en": "your server", "id": "server Anda"},
     "remind.button": {"en": "Review now", "id": "Ulangi sekarang"},
     "remind.no_reminder": {
         "en": "This reminder is no longer linked to a server: use /quiz review there.",
-        "id": "Pengingat ini tidak lagi terhubung ke server: pakai /quiz review di sana.",
+        "id": "Pengingat ini tidak lagi terhubung ke server: pakai /kuis ulang di sana.",
     },
     "remind.dm_closed": {
         "en": "⏰ Your review reminders are off: Discord did not let me send you a DM (your "
         "DMs are closed to me). Open them, then use /quiz remind on again.",
         "id": "⏰ Pengingat ulangan Anda dimatikan: Discord tidak mengizinkan saya mengirim DM "
-        "(DM Anda tertutup untuk saya). Buka DM Anda, lalu pakai /quiz remind on lagi.",
+        "(DM Anda tertutup untuk saya). Buka DM Anda, lalu pakai /kuis pengingat nyalakan lagi.",
     },
     # -- /me -------------------------------------------------------------------------------
     "me.heatmap_title": {
