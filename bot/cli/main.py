@@ -147,6 +147,18 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_memory(args: argparse.Namespace) -> int:
+    from bot.cli.memory import run_fit, run_show
+
+    settings = boundary.load_settings()
+    if args.action == "fit":
+        text = run_fit(settings.database_url, args.guild, epochs=args.epochs, quiet=args.quiet)
+    else:
+        text = run_show(settings.database_url, args.guild, as_json_output=args.json)
+    sys.stdout.write(text)
+    return 0
+
+
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from bot.cli.doctor import run_doctor
 
@@ -345,6 +357,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     reports.add_argument("--csv", action="store_true", help="CSV on stdout (default: a table)")
     reports.set_defaults(func=_cmd_reports)
+
+    memory = sub.add_parser(
+        "memory", help="a server's memory model: fit it now, or show it (DATABASE_URL)"
+    )
+    actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
+    fit = actions.add_parser(
+        "fit", help="fit FSRS to the server's reviews now; adopt it only if it predicts better"
+    )
+    show = actions.add_parser("show", help="what is stored: parameters in use, the last fit")
+    for action in (fit, show):
+        action.add_argument(
+            "--guild", type=_positive, required=True, metavar="ID", help="the server id (required)"
+        )
+    fit.add_argument(
+        "--epochs", type=_positive, default=None, metavar="N", help="optimizer epochs (default: 5)"
+    )
+    fit.add_argument("--quiet", action="store_true", help="print nothing (the bot's weekly fit)")
+    show.add_argument("--json", action="store_true", help="the stored row as JSON")
+    memory.set_defaults(func=_cmd_memory)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.texts import admin, community, daily, general, help, live, player, stats
+from bot.core.texts import admin, community, daily, general, help, learning, live, player, stats
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -32,6 +32,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     **help.MESSAGES,
     **community.MESSAGES,
     **live.MESSAGES,
+    **learning.MESSAGES,
 }
 
 

@@ -17,6 +17,7 @@ class Owed(StrEnum):
     REVEAL = "reveal"  # the reply that reveals a settled daily post
     LIVE_REVEAL = "live-reveal"  # the reveal of a live round's question
     LIVE_END = "live-end"  # a live round's scoreboard
+    REMINDER = "reminder"  # a member's review reminder of one day, by DM
 
 
 def retry_delay(attempts: int) -> timedelta:

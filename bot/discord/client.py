@@ -96,7 +96,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self._services is not None:
-            self._services.start_housekeeping()
+            self._services.start_housekeeping(self.owns_guild)
         # Everything loaded so far lives as long as the process: keep it out of the
         # collector's scans, which otherwise pause the reaction hot path.
         gc.collect()

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.core.cooldowns import Cooldown
 from bot.core.quizbank import QuizBank
+from bot.core.reminders import RUN_EVERY as REMINDERS_EVERY
 from bot.core.settings import Settings
 from bot.core.times import utcnow
 from bot.services.charts import ChartRenderer
@@ -21,7 +23,9 @@ from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
 from bot.services.live import LiveRounds
+from bot.services.memory import CHECK_EVERY, MemoryModels
 from bot.services.progress import ProgressReports
+from bot.services.reminders import REMINDERS_SEND_S, Reminders
 from bot.services.reports import Notices, Reports
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
@@ -53,6 +57,9 @@ class Services:
     suggestions: Suggestions
     reports: Reports
     notices: Notices
+    memory: MemoryModels  # Learning II: each server's memory model, its weekly fit
+    reminders: Reminders  # Learning II: members' review reminders by DM
+    fits: bool = False  # whether this process runs the weekly fits (DEMO_WORKER=true)
     charts: ChartRenderer = field(default_factory=ChartRenderer)
     demo_warmup: asyncio.Task[None] | None = None
 
@@ -73,7 +80,7 @@ class Services:
             f"(torch {info.get('torch', '?')})"
         )
 
-    def start_housekeeping(self) -> None:
+    def start_housekeeping(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> None:
         async def expire_quiz_sessions() -> None:
             # Idle sessions hold no memory (state is in the database), but their rows and
             # buttons should stop working after a while.
@@ -88,6 +95,40 @@ class Services:
             id="housekeeping:sessions",
             replace_existing=True,
         )
+        # Review reminders: checked every minute (owed through the outbox, spread over a
+        # minute), and what is owed sent every few seconds.
+        self.scheduler.add_job(
+            self.reminders.run,
+            "interval",
+            seconds=REMINDERS_EVERY.total_seconds(),
+            args=[owns_guild],
+            id="reminders:check",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        self.scheduler.add_job(
+            self.reminders.pump,
+            "interval",
+            seconds=REMINDERS_SEND_S,
+            args=[owns_guild],
+            id="reminders:send",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        if self.fits:
+            # Weekly memory-model fits, each in a child process (torch), one at a time.
+            self.scheduler.add_job(
+                self.memory.run_job,
+                "interval",
+                seconds=CHECK_EVERY.total_seconds(),
+                args=[owns_guild],
+                id="memory:fits",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+            )
         self.scheduler.start()
 
     async def close(self) -> None:
@@ -155,4 +196,7 @@ async def start_services(settings: Settings) -> Services:
         suggestions=suggestions,
         reports=reports,
         notices=Notices(db),
+        memory=MemoryModels(db),
+        reminders=Reminders(db, sessions.reviews),
+        fits=settings.demo_worker,
     )

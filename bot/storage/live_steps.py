@@ -24,6 +24,7 @@ from bot.core.review import Grade
 from bot.storage.database import Database
 from bot.storage.dbclock import db_now
 from bot.storage.live import SCOREBOARD, source_of
+from bot.storage.memory import rules_on
 from bot.storage.models import LiveAnswer, LivePlayer, LiveQuestion, LiveRound
 from bot.storage.outbox import owe_round
 from bot.storage.review_cards import record_grades
@@ -245,6 +246,8 @@ async def _close_in(
         ).all()
     )
     question_id = row.question_ids[number - 1]
+    # With the rules of the round's server (Learning II: its memory model and retention).
+    rules = await rules_on(await session.connection(), row.guild_id)
     await record_grades(
         session,
         [
@@ -255,9 +258,11 @@ async def _close_in(
                 a.answered_at,
                 source_of(row.id, number),
                 seconds=a.ms / 1000,
+                guild_id=row.guild_id,
             )
             for a in answers
         ],
+        rules,
     )
     return answers
 

@@ -18,8 +18,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.core.memory import DEFAULT_RULES, Rules, was_due
 from bot.core.review import CardState, Grade, rating_for, review
 from bot.core.times import as_utc
+from bot.storage.activity import count_answers
 from bot.storage.database import Database
 from bot.storage.models import ReviewCard, ReviewLog
 
@@ -27,8 +29,11 @@ from bot.storage.models import ReviewCard, ReviewLog
 CHUNK = 500
 
 
-async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
-    """Apply graded answers to their cards, in the caller's transaction (no commit).
+async def record_grades(
+    session: AsyncSession, grades: Sequence[Grade], rules: Rules = DEFAULT_RULES
+) -> int:
+    """Apply graded answers to their cards, in the caller's transaction (no commit), with
+    the rules of the server they were given in (`bot.storage.memory.rules_on`).
 
     The log rows go in first, with ON CONFLICT DO NOTHING ... RETURNING: only the answers
     whose source was not in the log yet come back, and only those change a card. Two
@@ -43,12 +48,12 @@ async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
     items = list(unique.items())
     applied = 0
     for start in range(0, len(items), CHUNK):  # within SQLite's limit of bound parameters
-        applied += await _record_chunk(session, dict(items[start : start + CHUNK]))
+        applied += await _record_chunk(session, dict(items[start : start + CHUNK]), rules)
     return applied
 
 
 async def _record_chunk(
-    session: AsyncSession, unique: dict[tuple[str, str, int, str], Grade]
+    session: AsyncSession, unique: dict[tuple[str, str, int, str], Grade], rules: Rules
 ) -> int:
     # SQLAlchemy Core executemany statements (compiled once, cached; "insertmanyvalues"
     # batches the inserts): a settle may grade thousands of answers in its transaction.
@@ -68,6 +73,7 @@ async def _record_chunk(
                 "rating": int(rating_for(grade.correct, grade.seconds)),
                 "correct": grade.correct,
                 "reviewed_at": as_utc(grade.when),
+                "guild_id": grade.guild_id,
             }
             for (kind, ref, user_id, question_id), grade in unique.items()
         ],
@@ -103,11 +109,14 @@ async def _record_chunk(
         .with_for_update()
     )
     state = {(r.user_id, r.question_id): r._asdict() for r in rows}
+    due_flags = []  # Learning II: whether each answer reviewed a due card (true retention)
     for grade in todo:
         row = state[(grade.user_id, grade.question_id)]
         rating = rating_for(grade.correct, grade.seconds)
         stored = Card.from_dict(cast(CardDict, row["card"])) if row["reviews"] else None
-        card = review(stored, rating, grade.when)
+        prior_due = row["due"] if row["reviews"] else None
+        due_flags.append(was_due(prior_due, row["open_mistake"], as_utc(grade.when)))
+        card = review(stored, rating, grade.when, rules.scheduler)
         row["card"] = dict(card.to_dict())
         row["due"] = card.due
         row["last_review"] = card.last_review
@@ -120,6 +129,7 @@ async def _record_chunk(
     await conn.execute(
         _UPDATE_CARD, [{f"b_{k}": v for k, v in state[key].items()} for key in changed]
     )
+    await count_answers(conn, todo, due_flags, rules)  # Learning II: /me's calendar, fits
     return len(todo)
 
 

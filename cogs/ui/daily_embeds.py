@@ -145,6 +145,9 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
         value=t("daily.repeat_days", locale, days=config.repeat_after_days),
     )
     embed.add_field(
+        name=t("daily.status_retention", locale), value=f"{round(100 * config.retention)} %"
+    )
+    embed.add_field(
         name=t("daily.status_next", locale),
         value=discord_time(status.next_post_at)
         if status.next_post_at

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from fsrs import Scheduler
 from sqlalchemy import Integer, case, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -20,6 +21,7 @@ from bot.core.daily.choice import (
     recent_questions,
     window_days,
 )
+from bot.core.review import SCHEDULER
 from bot.storage.database import Database
 from bot.storage.models import DailyAnswer, DailyPost, ReviewCard
 
@@ -34,7 +36,11 @@ async def history_of(session: AsyncSession, guild_id: int, day: date) -> list[tu
 
 
 async def signals_of(
-    session: AsyncSession, guild_id: int, questions: Sequence[str], now: datetime
+    session: AsyncSession,
+    guild_id: int,
+    questions: Sequence[str],
+    now: datetime,
+    scheduler: Scheduler = SCHEDULER,
 ) -> tuple[int, dict[str, Signal]]:
     """(active members, their signal per question) for the questions given."""
     active = (
@@ -55,7 +61,7 @@ async def signals_of(
         )
     )
     # ~1.6 µs a card: a big server's cards (1,000 members x 300 questions) off the loop.
-    signals = await asyncio.to_thread(mean_recalls, cards.all(), now)
+    signals = await asyncio.to_thread(mean_recalls, cards.all(), now, scheduler)
     rest = [q for q in questions if q not in signals]
     if rest:
         signals.update(await _accuracy(session, guild_id, rest, active))
@@ -90,6 +96,7 @@ async def choice_inputs(
     questions: Sequence[str],
     repeat_after: int,
     now: datetime,
+    scheduler: Scheduler = SCHEDULER,
 ) -> tuple[list[tuple[date, str]], int, dict[str, Signal]]:
     """What `bot.core.daily.choice.choose` needs: the server's history before `day`, its
     active members and their signal on each question not posted within the window."""
@@ -97,5 +104,5 @@ async def choice_inputs(
         history = await history_of(session, guild_id, day)
         recent = recent_questions(history, day, window_days(repeat_after, len(questions)))
         candidates = [q for q in questions if q not in recent]
-        members, signals = await signals_of(session, guild_id, candidates, now)
+        members, signals = await signals_of(session, guild_id, candidates, now, scheduler)
     return history, members, signals

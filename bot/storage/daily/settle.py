@@ -13,6 +13,7 @@ from bot.core.daily.types import Answer, RevealSummary, reveal_summary
 from bot.core.outbox import Owed
 from bot.core.review import DAILY, Grade, Source
 from bot.storage.database import Database
+from bot.storage.memory import rules_on
 from bot.storage.models import DailyAnswer, DailyPost
 from bot.storage.outbox import owe
 from bot.storage.review_cards import record_grades
@@ -48,9 +49,14 @@ async def settle_post(
         # Every answer of the day updates its member's review card, once: only the settler
         # that closed the post gets here, in the transaction that closes it.
         source = Source(DAILY, str(post_id))
+        guild = post.guild_id
         await record_grades(
             session,
-            [Grade(a.user_id, post.question_id, a.correct, a.answered_at, source) for a in rows],
+            [
+                Grade(a.user_id, post.question_id, a.correct, a.answered_at, source, guild_id=guild)
+                for a in rows
+            ],
+            await rules_on(await session.connection(), guild),  # the server's memory model
         )
         summary = reveal_summary(
             post_id,

@@ -14,6 +14,7 @@ from bot.storage.models.community import (
     Suggestion,
 )
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.learning import MemberActivity, MemoryModel, Reminder
 from bot.storage.models.live import LiveAnswer, LiveConfig, LivePlayer, LiveQuestion, LiveRound
 from bot.storage.models.outbox import Outbox
 from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
@@ -31,12 +32,15 @@ __all__ = [
     "LivePlayer",
     "LiveQuestion",
     "LiveRound",
+    "MemberActivity",
     "MemberNotice",
     "MemberStats",
+    "MemoryModel",
     "Outbox",
     "QuestionReport",
     "QuizResult",
     "QuizSession",
+    "Reminder",
     "ReportSummary",
     "ReviewCard",
     "ReviewLog",
