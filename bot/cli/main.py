@@ -1,7 +1,9 @@
 """The `quiztutor` command line: one entry point for hosting, authoring and studying.
 
-Each subcommand imports what it needs when it runs, so `quiztutor validate` or
-`quiztutor play` start quickly and never load discord.py or torch. Every command runs
+Each subcommand imports what it needs when it runs, so most start quickly and never load
+discord.py or torch. Torch runs in this process only where the command is about it:
+`quiztutor demo`, `quiztutor generate`, `quiztutor validate` (its question templates) and
+`quiztutor play` (a quiz's generated questions). Every command runs
 inside one error boundary (`bot.cli.boundary.guarded`): an expected failure is at most three
 lines and exit status 1 (runtime) or 2 (usage or configuration), never a traceback
 unless LOG_LEVEL=DEBUG.
@@ -42,14 +44,31 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
     for line in cue_errors + cue_warnings:
         print(line)
-    if problems or missing or cue_errors:
-        n_found = len(problems) + len(missing) + len(cue_errors)
+    # Question templates: every one (no paths given), else those the files name.
+    names = None if not args.paths else sorted({e.template for q in quizzes for e in q.generated})
+    template_errors = _template_problems(names, args.seeds)
+    for line in template_errors:
+        print(line)
+    if problems or missing or cue_errors or template_errors:
+        n_found = len(problems) + len(missing) + len(cue_errors) + len(template_errors)
         print(f"{n_found} problem(s) found.", file=sys.stderr)
         return 1
     n_questions = sum(len(q.questions) for q in quizzes)
+    n_generated = sum(len(q.generated) for q in quizzes)
     where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"
-    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{where}.")
+    generated = f", {n_generated} generated" if n_generated else ""
+    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{generated}{where}.")
     return 0
+
+
+def _template_problems(names: Sequence[str] | None, seeds: int) -> list[str]:
+    """`template NAME: message` lines of the templates (all when `names` is None), each
+    run on seeds 0..seeds-1 (experiments.generators.validate; imports torch)."""
+    if seeds == 0 or names == []:
+        return []
+    from experiments.generators.validate import validate_templates
+
+    return [f"template {line}" for line in validate_templates(range(seeds), names=names)]
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -74,16 +93,34 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from bot.cli.player import play
+    from experiments.generators import generate
 
     bank = boundary.load_bank(_sources([]))
-    return play(bank, quiz_id=args.quiz, locale=args.lang, count=args.count, seed=args.seed)
+    # Generated questions run torch here; without torch installed, written ones only.
+    with_torch = importlib.util.find_spec("torch") is not None
+    return play(
+        bank,
+        quiz_id=args.quiz,
+        locale=args.lang,
+        count=args.count,
+        seed=args.seed,
+        generate=generate if with_torch else None,
+    )
 
 
 def _cmd_demo(argv: Sequence[str]) -> int:
     from experiments.cli import main as demo_main
 
     return demo_main(argv)
+
+
+def _cmd_generate(argv: Sequence[str]) -> int:
+    from experiments.generate_cli import main as generate_main
+
+    return generate_main(argv)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -137,6 +174,8 @@ def _cmd_help(args: argparse.Namespace) -> int:
         return 0
     if args.topic == "demo":
         return _cmd_demo(["--help"])
+    if args.topic == "generate":
+        return _cmd_generate(["--help"])
     commands = _subparsers(parser)
     if args.topic not in commands:
         raise SetupError(
@@ -170,6 +209,18 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+#: Seeds per template `quiztutor validate` runs by default: the test suite runs 1,000
+#: (tests/test_generators.py); 100 keeps validate a few-second check (README).
+DEFAULT_TEMPLATE_SEEDS = 100
+
+
+def _seeds(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 100_000:
+        raise argparse.ArgumentTypeError(f"must be 0 to 100000, got {value}")
     return value
 
 
@@ -218,6 +269,15 @@ def build_parser() -> argparse.ArgumentParser:
         "validate", help="check quiz files (default: what the bot loads, shipped + QUIZ_DIRS)"
     )
     validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
+    validate.add_argument(
+        "--seeds",
+        type=_seeds,
+        default=DEFAULT_TEMPLATE_SEEDS,
+        metavar="N",
+        help="instances per question template, 0 to 100000 (default: "
+        f"{DEFAULT_TEMPLATE_SEEDS}; 1000 for the full check; 0 skips the templates). "
+        "Without PATH every template is run, else those the files name",
+    )
     validate.set_defaults(func=_cmd_validate)
 
     export = sub.add_parser("export", help="print the quizzes in a stable JSON format")
@@ -252,6 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Parsed by experiments.cli (main() hands it everything); listed here for the help.
     sub.add_parser("demo", help="run a torch experiment (`quiztutor demo --list`)", add_help=False)
+    # Parsed by experiments.generate_cli, the same way.
+    sub.add_parser(
+        "generate",
+        help="print a generated question (`quiztutor generate --list`)",
+        add_help=False,
+    )
 
     backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
     backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
@@ -297,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The demo command has its own parser (experiments.cli); hand it everything,
         # --help included.
         return boundary.guarded(lambda: _cmd_demo(argv[1:]))
+    if argv[:1] == ["generate"]:  # likewise (experiments.generate_cli)
+        return boundary.guarded(lambda: _cmd_generate(argv[1:]))
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage and the error (or the help)

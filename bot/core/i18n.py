@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.texts import admin, daily, general, help, player, stats
+from bot.core.texts import admin, daily, general, generate, help, player, stats
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -30,6 +30,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     **admin.MESSAGES,
     **player.MESSAGES,
     **help.MESSAGES,
+    **generate.MESSAGES,
 }
 
 

@@ -20,6 +20,7 @@ from bot.services.charts import ChartRenderer
 from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
+from bot.services.generated import InstancePool
 from bot.services.progress import ProgressReports
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
@@ -42,6 +43,7 @@ class Services:
     sessions: QuizSessions
     progress: ProgressReports
     demos: DemoRunner | None
+    generated: InstancePool
     scheduler: AsyncIOScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
@@ -87,6 +89,7 @@ class Services:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         await self.daily.close()  # writes every answer still queued
+        await self.generated.close()
         if self.demos is not None:
             await self.demos.close()
         await self.charts.close()
@@ -123,8 +126,15 @@ async def start_services(settings: Settings) -> Services:
         # The worker imports torch (seconds): warm it up alongside the gateway login.
         warmup = asyncio.create_task(demos.start(), name="demo-warmup")
         warmup.add_done_callback(_warn_if_warmup_failed)
+    # Generated questions: a few instances per template made ahead in the worker.
+    pool = InstancePool(
+        demos.generate_batch if demos is not None else None,
+        bank.templates,
+        size=settings.generated_pool_size,
+    )
+    pool.start()
     streaks = Streaks(db)
-    sessions = QuizSessions(db, bank)
+    sessions = QuizSessions(db, bank, pool=pool)
     return Services(
         db=db,
         bank=bank,
@@ -133,6 +143,7 @@ async def start_services(settings: Settings) -> Services:
         sessions=sessions,
         progress=ProgressReports(db, bank, streaks, sessions.reviews),
         demos=demos,
+        generated=pool,
         scheduler=AsyncIOScheduler(timezone="UTC"),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),

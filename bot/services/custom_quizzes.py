@@ -51,10 +51,10 @@ def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
     """
     replacing = bank.owner_of(quiz.id) == guild_id
     taken = [quiz.id] if quiz.id in bank.quizzes and not replacing else []
-    for question in quiz.questions:
-        holder = _quiz_of_question(bank, question.id)
+    for item_id in [q.id for q in quiz.questions] + [e.id for e in quiz.generated]:
+        holder = _quiz_of_question(bank, item_id)
         if holder is not None and not (replacing and holder.id == quiz.id):
-            taken.append(question.id)
+            taken.append(item_id)
     return taken
 
 

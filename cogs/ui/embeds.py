@@ -11,6 +11,7 @@ import discord
 from bot.core.i18n import t
 from bot.core.progress import Progress
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.quizbank.generated import GeneratedQuestion
 from bot.core.review import ReviewCounts
 from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from bot.core.text import clip
@@ -35,6 +36,15 @@ def choice_lines(
     )
 
 
+def quiz_footer(quiz: Quiz, question: Question, locale: str) -> str:
+    """The quiz's title; for a generated question also which instance it is."""
+    title = pick_locale(quiz.title, locale)
+    if isinstance(question, GeneratedQuestion):
+        origin = t("generate.origin", locale, template=question.template, seed=question.seed)
+        return f"{title} · {origin}"
+    return title
+
+
 def references_text(question: Question) -> str:
     return "\n".join(f"[{clip(ref.title, 200)}]({ref.url})" for ref in question.references[:4])
 
@@ -51,7 +61,7 @@ def question_embed(
         ),
         colour=BRAND_COLOUR,
     )
-    embed.set_footer(text=pick_locale(quiz.title, locale))
+    embed.set_footer(text=quiz_footer(quiz, question, locale))
     return embed
 
 
@@ -99,7 +109,7 @@ def answered_embed(
             value=clip(references_text(question), EMBED_FIELD_MAX),
             inline=False,
         )
-    embed.set_footer(text=pick_locale(quiz.title, locale))
+    embed.set_footer(text=quiz_footer(quiz, question, locale))
     return embed
 
 
