@@ -31,6 +31,7 @@ BENCHMARKS = (
     "steady",
     "interactions",
     "demo",
+    "generated",
     "memory",
     "schedule",
     "shards",
