@@ -29,7 +29,7 @@ NAMES = ("fp16-round", "effective-batch", "autocast-dtype")
 
 
 async def test_the_pool_on_a_real_worker_survives_a_kill() -> None:
-    runner = DemoRunner(device="cpu")
+    runner = DemoRunner(device="cpu", start_method="spawn")  # leaves the forkserver alone
     pool = InstancePool(runner.generate_batch, lambda: NAMES, size=3, retry_s=0.05)
     try:
         await runner.start()
@@ -51,8 +51,8 @@ async def test_the_pool_on_a_real_worker_survives_a_kill() -> None:
         await asyncio.wait_for(pool.full(), 180)
         assert runner.worker_info["pid"] != worker.process.pid
     finally:
-        await pool.close()
         await runner.close()
+        await pool.close()
 
 
 def footer(message: FakeMessage) -> str:

@@ -89,9 +89,9 @@ class Services:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         await self.daily.close()  # writes every answer still queued
-        await self.generated.close()
         if self.demos is not None:
-            await self.demos.close()
+            await self.demos.close()  # first: a refill in flight ends with DemoRunnerClosed
+        await self.generated.close()
         await self.charts.close()
         await self.db.close()
 

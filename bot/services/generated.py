@@ -98,6 +98,8 @@ class InstancePool:
             )
 
     async def close(self) -> None:
+        """Stop the refill. Close the DemoRunner first: a request it is running when
+        cancelled makes it kill and restart its worker; closed, it refuses the next one."""
         task, self._task = self._task, None
         if task is not None:
             task.cancel()

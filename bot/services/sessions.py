@@ -3,9 +3,10 @@
 A session survives a bot restart: the button custom_ids carry the session id and
 everything else is read back from the `quiz_session` row. A generated question (a quiz's
 template) is taken from the instance pool when the session starts and stored in the row,
-so the instance is fixed for the session and needs no worker to be shown or graded. Clicks are idempotent:
-every change is a conditional UPDATE on the state the click was made against, so a
-double click (or two processes handling one click) changes things once.
+so the instance is fixed for the session and needs no worker to be shown or graded.
+
+Clicks are idempotent: every change is a conditional UPDATE on the state the click was
+made against, so a double click (or two processes handling one click) changes things once.
 """
 
 from __future__ import annotations
