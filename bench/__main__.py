@@ -30,6 +30,7 @@ BENCHMARKS = (
     "grading_latency",
     "steady",
     "interactions",
+    "live",
     "demo",
     "generated",
     "memory",
@@ -37,7 +38,7 @@ BENCHMARKS = (
     "shards",
     "charts",
 )
-DB_BOUND = ("reactions", "steady", "schedule", "shards")
+DB_BOUND = ("reactions", "steady", "live", "schedule", "shards")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

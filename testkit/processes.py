@@ -125,6 +125,11 @@ class BotProcess:
                 self.proc.kill()
                 await self.proc.wait()
             if self._reader is not None:
+                # A child the bot left behind may still hold its stdout: stop reading
+                # instead of waiting for an end of file that would never come.
+                done, _ = await asyncio.wait({self._reader}, timeout=2)
+                if not done:
+                    self._reader.cancel()
                 await asyncio.gather(self._reader, return_exceptions=True)
             self._stderr.close()
         return code
@@ -144,16 +149,11 @@ def bot_env(fake_env: dict[str, str], database_url: str, **extra: Any) -> dict[s
     return env
 
 
-def db_rows(database_url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """A plain read from another process's database (SQLite WAL readers never block it)."""
-    from testkit.databases import db_rows as read
-
-    return read(database_url, sql, params)
-
-
 def integrity(database_url: str) -> list[str]:
     """["ok"] when the database is sound: SQLite's integrity check; on PostgreSQL, no
     index left invalid (what an interrupted index build leaves behind)."""
+    from testkit.databases import db_rows
+
     if database_url.startswith("sqlite"):
         return [str(r[0]) for r in db_rows(database_url, "PRAGMA integrity_check")]
     invalid = db_rows(

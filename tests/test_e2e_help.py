@@ -33,7 +33,7 @@ async def test_help_shows_members_their_commands_and_admins_theirs_too(
             "`/daily setup channel time timezone [topic] [reveal_after] [language] [repeat_after]`"
             in text
         )
-        assert "`/quizadmin add file`" in text and "`/daily status`" in text
+        assert "`/quizadmin add file [language]`" in text and "`/daily status`" in text
         # The admin part comes after the members' part.
         assert text.index("/quiz start") < text.index("For admins") < text.index("/daily setup")
 

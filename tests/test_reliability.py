@@ -24,7 +24,8 @@ from bot.core.quizbank import QuizBank
 from bot.services.daily import DailyJobs, DailyService, guild_job_id
 from bot.storage import Database
 from bot.storage.quiz_files import SHIPPED_DIR, load_bank
-from testkit.processes import BotProcess, bot_env, db_rows, integrity
+from testkit.databases import db_rows
+from testkit.processes import BotProcess, bot_env, integrity
 from testkit.standin import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import Clock, passed_today

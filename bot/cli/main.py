@@ -31,7 +31,7 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.storage.quiz_files import file_cues, load_quizzes
+    from bot.storage.quiz_files import file_cues, file_translations, load_quizzes
 
     paths = _sources(args.paths)
     missing = [p for p in paths if not p.exists()]
@@ -42,7 +42,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(problem)
     # Answer cues: errors in shipped quizzes (and the bank rule over them), else warnings.
     cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
-    for line in cue_errors + cue_warnings:
+    # Texts copied from another language by an import: errors in shipped quizzes.
+    copy_errors, copy_warnings = file_translations(p for p in paths if p.exists())
+    cue_errors += copy_errors
+    for line in cue_errors + cue_warnings + copy_warnings:
         print(line)
     # Question templates: every one (no paths given), else those the files name.
     names = None if not args.paths else sorted({e.template for q in quizzes for e in q.generated})
@@ -72,10 +75,30 @@ def _template_problems(names: Sequence[str] | None, seeds: int) -> list[str]:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    bank = boundary.load_bank(_sources(args.paths))
+    if args.format == "gift":
+        from bot.cli.imports import gift_text
+
+        sys.stdout.write(gift_text(bank, args.lang))
+        return 0
     from bot.core.quizbank.export import export_bank
 
-    bank = boundary.load_bank(_sources(args.paths))
     print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from bot.cli.imports import run_import
+
+    return run_import(args.file, args.format, args.output, args.lang, args.id, args.title)
+
+
+def _cmd_reports(args: argparse.Namespace) -> int:
+    from bot.cli.reports import run_reports
+
+    settings = boundary.load_settings()
+    bank = boundary.load_bank(_sources([]))
+    sys.stdout.write(run_reports(settings.database_url, bank, args.guild, as_csv=args.csv))
     return 0
 
 
@@ -250,7 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
     )
     parser.add_argument("--version", action="version", version=f"quiztutor {version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Not `required`: argparse would then report a missing COMMAND before an unknown option
+    # (`quiztutor --bogus`); `main` says a COMMAND is missing when none is given.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=_cmd_run)
@@ -280,8 +305,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.set_defaults(func=_cmd_validate)
 
-    export = sub.add_parser("export", help="print the quizzes in a stable JSON format")
-    export.add_argument("--format", choices=["json"], default="json", help="json (the only one)")
+    export = sub.add_parser("export", help="print the quizzes as JSON (a stable format) or GIFT")
+    export.add_argument(
+        "--format",
+        choices=["json", "gift"],
+        default="json",
+        help="json (default) or gift (Moodle, one language: --lang)",
+    )
+    export.add_argument(
+        "--lang", choices=["id", "en"], default="en", help="with gift: the language (default: en)"
+    )
     export.add_argument(
         "paths",
         nargs="*",
@@ -289,6 +322,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="quiz files or folders (default: shipped + QUIZ_DIRS)",
     )
     export.set_defaults(func=_cmd_export)
+
+    import_ = sub.add_parser(
+        "import", help="turn a GIFT, Aiken or CSV file into a quiz file (YAML)"
+    )
+    import_.add_argument("file", metavar="FILE", help="the file to import (UTF-8)")
+    import_.add_argument(
+        "--format",
+        choices=["gift", "csv", "aiken"],
+        help="default: by the extension (.gift .csv .aiken), else by the content",
+    )
+    import_.add_argument(
+        "--output", "-o", metavar="OUT.yaml", help="write to OUT.yaml (default: stdout)"
+    )
+    import_.add_argument(
+        "--lang",
+        choices=["id", "en"],
+        default="en",
+        help="the file's language; the other is filled with the same text, marked untranslated",
+    )
+    import_.add_argument("--id", metavar="QUIZ_ID", help="the quiz id (default: from the name)")
+    import_.add_argument("--title", metavar="TITLE", help="the quiz title (default: the name)")
+    import_.set_defaults(func=_cmd_import)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")
     schema.add_argument(
@@ -333,8 +388,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument(
         "--table",
         choices=["questions", "weeks"],
-        default="questions",
-        help="with --csv: per question (default) or per week",
+        default=None,
+        help="per question or per week (default: both as text; with --csv, per question)",
     )
     stats.add_argument(
         "--weeks",
@@ -347,6 +402,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--lang", choices=["id", "en"], default="en", help="language of choice texts (default: en)"
     )
     stats.set_defaults(func=_cmd_stats)
+
+    reports = sub.add_parser(
+        "reports", help="the questions members reported, per question (DATABASE_URL)"
+    )
+    reports.add_argument(
+        "--guild", type=_positive, metavar="ID", help="one server (default: every server)"
+    )
+    reports.add_argument("--csv", action="store_true", help="CSV on stdout (default: a table)")
+    reports.set_defaults(func=_cmd_reports)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)
@@ -365,8 +429,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return boundary.guarded(lambda: _cmd_demo(argv[1:]))
     if argv[:1] == ["generate"]:  # likewise (experiments.generate_cli)
         return boundary.guarded(lambda: _cmd_generate(argv[1:]))
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.error(f"a COMMAND is missing: one of {', '.join(_subparsers(parser))}")
     except SystemExit as exc:  # argparse printed the usage and the error (or the help)
         return int(exc.code or 0)
     return boundary.guarded(lambda: args.func(args))

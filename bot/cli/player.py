@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.core.errors import UserError
+from bot.core.errors import SetupError, UserError
 from bot.core.i18n import t
 from bot.core.quizbank import Question, QuizBank, choice_order
 from bot.core.quizbank.generated import GeneratedQuestion, generated_question
@@ -161,8 +161,7 @@ def play(
     try:
         questions = pick_questions(bank, quiz_id, count, rng, generate)
     except UserError as exc:
-        print(t(exc.key, locale, **exc.params), file=sys.stderr)
-        return 2
+        raise SetupError(t(exc.key, locale, **exc.params), "see `quiztutor help play`") from None
     printer = Printer(out)
     title = bank.quiz(quiz_id).title if quiz_id else {"en": "All quizzes", "id": "Semua kuis"}
     printer.say(

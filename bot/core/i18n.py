@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.texts import admin, daily, general, generate, help, player, stats
+from bot.core.texts import (
+    admin,
+    community,
+    daily,
+    general,
+    generate,
+    help,
+    live,
+    player,
+    stats,
+)
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -30,6 +40,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     **admin.MESSAGES,
     **player.MESSAGES,
     **help.MESSAGES,
+    **community.MESSAGES,
+    **live.MESSAGES,
     **generate.MESSAGES,
 }
 

@@ -26,6 +26,7 @@ log = logging.getLogger("quiztutor")
 EXTENSIONS = (
     "cogs.interactions",
     "cogs.quiz",
+    "cogs.live",  # adds /quiz live under cogs.quiz's group: after it
     "cogs.daily",
     "cogs.stats",
     "cogs.demo",
@@ -131,6 +132,10 @@ class QuizTutorBot(commands.AutoShardedBot):
         services = self._services
         if services is not None and services.scheduler.running:
             services.scheduler.shutdown(wait=False)
+        if services is not None:
+            # Live rounds' driver while Discord is still reachable: a message being sent
+            # is recorded, and the rounds are released for the next process.
+            await services.live.stop_driving()
         # The gateway first: no reaction may arrive after the answer writer has closed.
         await super().close()
         if services is not None:

@@ -21,9 +21,12 @@ from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
 from bot.services.generated import InstancePool
+from bot.services.live import LiveRounds
 from bot.services.progress import ProgressReports
+from bot.services.reports import Notices, Reports
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
+from bot.services.suggestions import Suggestions
 from bot.storage import Database
 from bot.storage.database import EngineOptions
 from bot.storage.health import opening_errors
@@ -42,12 +45,16 @@ class Services:
     streaks: Streaks
     sessions: QuizSessions
     progress: ProgressReports
+    live: LiveRounds
     demos: DemoRunner | None
     generated: InstancePool
     scheduler: AsyncIOScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
     demo_cooldown: Cooldown
+    suggestions: Suggestions
+    reports: Reports
+    notices: Notices
     charts: ChartRenderer = field(default_factory=ChartRenderer)
     demo_warmup: asyncio.Task[None] | None = None
 
@@ -88,6 +95,7 @@ class Services:
     async def close(self) -> None:
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        await self.live.close()  # releases the rounds it drives, writes every queued answer
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
             await self.demos.close()  # first: a refill in flight ends with DemoRunnerClosed
@@ -113,6 +121,10 @@ async def start_services(settings: Settings) -> Services:
         )
     bank = load_bank([SHIPPED_DIR, *settings.quiz_dirs])
     await load_custom_quizzes(db, bank)
+    suggestions = Suggestions(db, bank)
+    await suggestions.load()
+    reports = Reports(db, bank)
+    await reports.load()
     daily = DailyService(db, bank)
     await daily.start()
     demos: DemoRunner | None = None
@@ -135,6 +147,8 @@ async def start_services(settings: Settings) -> Services:
     pool.start()
     streaks = Streaks(db)
     sessions = QuizSessions(db, bank, pool=pool)
+    live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server)
+    await live.start()
     return Services(
         db=db,
         bank=bank,
@@ -142,10 +156,14 @@ async def start_services(settings: Settings) -> Services:
         streaks=streaks,
         sessions=sessions,
         progress=ProgressReports(db, bank, streaks, sessions.reviews),
+        live=live,
         demos=demos,
         generated=pool,
         scheduler=AsyncIOScheduler(timezone="UTC"),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),
         demo_warmup=warmup,
+        suggestions=suggestions,
+        reports=reports,
+        notices=Notices(db),
     )

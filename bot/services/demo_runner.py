@@ -20,6 +20,7 @@ import inspect
 import logging
 import multiprocessing
 import multiprocessing.connection
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -297,7 +298,7 @@ class DemoRunner:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=worker_main,
-            args=(child_conn, self.device, self.torch_threads, self.warm_up),
+            args=(child_conn, self.device, self.torch_threads, self.warm_up, os.getpid()),
             name="quiztutor-demo-worker",
             daemon=True,
         )

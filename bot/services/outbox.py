@@ -52,11 +52,15 @@ class OutboxService:
         self.senders: dict[str, Sender] = {}
 
     async def pending(self, guild_id: int) -> list[Outbox]:
-        """Owed and not yet delivered (nor refused for good), oldest first."""
-        return await table.pending(self.db, guild_id)
+        """Owed (of the kinds this service sends) and not yet delivered (nor refused for
+        good), oldest first."""
+        return await table.pending(self.db, guild_id, list(self.senders))
 
     async def item(self, kind: Owed, post_id: int) -> Outbox | None:
         return await table.item(self.db, kind, post_id)
+
+    async def item_of_round(self, kind: Owed, round_id: int, number: int) -> Outbox | None:
+        return await table.item_of_round(self.db, kind, round_id, number)
 
     async def _finish(self, item_id: int, **values: object) -> None:
         await retry_transient(
@@ -72,7 +76,12 @@ class OutboxService:
         )
         if item is None:
             return False  # delivered, refused, not due, or another process is sending it
-        extra = {"guild_id": item.guild_id, "post_id": item.post_id, "kind": item.kind}
+        extra = {
+            "guild_id": item.guild_id,
+            "post_id": item.post_id,
+            "round_id": item.round_id,
+            "kind": item.kind,
+        }
         sender = self.senders[item.kind]
         try:
             message_id = await sender(item)
@@ -103,11 +112,17 @@ class OutboxService:
         item = await self.item(kind, post_id)
         return item is not None and item.id is not None and await self.deliver(item.id)
 
+    async def deliver_for_round(self, kind: Owed, round_id: int, number: int) -> bool:
+        item = await self.item_of_round(kind, round_id, number)
+        return item is not None and item.id is not None and await self.deliver(item.id)
+
     async def pump(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:
-        """Deliver everything due (this process's guilds); the number delivered."""
+        """Deliver everything due (of the kinds this service sends, in this process's
+        guilds); the number delivered. Each feature's service claims only its own kinds."""
         delivered = 0
+        kinds = list(self.senders)
         due = await retry_transient(
-            lambda: table.due_ids(self.db, self.clock()), "reading the outbox"
+            lambda: table.due_ids(self.db, self.clock(), kinds), "reading the outbox"
         )
         for item_id, guild_id in due:
             if owns_guild(guild_id):

@@ -45,7 +45,11 @@ class Reviews:
         quiz (its written questions, then its templates not named by an earlier quiz)."""
         quiz_of: dict[str, str] = {}
         for quiz in self.bank.visible_quizzes(guild_id):
-            quiz_of.update((q.id, quiz.id) for q in quiz.questions)
+            quiz_of.update(
+                (q.id, quiz.id)
+                for q in quiz.questions
+                if not self.bank.is_hidden(guild_id, q.id)  # hidden until fixed
+            )
             for entry in quiz.generated:
                 quiz_of.setdefault(template_key(entry.template), quiz.id)
         return quiz_of

@@ -3,6 +3,7 @@ recorded outcome. The delivery loop is `bot.services.outbox`."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import or_, update
@@ -20,13 +21,23 @@ def owe(session: AsyncSession, kind: Owed, post: DailyPost, now: datetime) -> No
     session.add(Outbox(kind=kind.value, guild_id=post.guild_id, post_id=post.id, due_at=now))
 
 
-async def pending(db: Database, guild_id: int) -> list[Outbox]:
-    """Owed and not yet delivered (nor refused for good), oldest first."""
+def owe_round(
+    session: AsyncSession, kind: Owed, guild_id: int, round_id: int, number: int, now: datetime
+) -> None:
+    """The same for a live round: question `number`'s reveal, or (0) its scoreboard."""
+    session.add(
+        Outbox(kind=kind.value, guild_id=guild_id, round_id=round_id, number=number, due_at=now)
+    )
+
+
+async def pending(db: Database, guild_id: int, kinds: Collection[str]) -> list[Outbox]:
+    """Owed (of these kinds) and not yet delivered (nor refused for good), oldest first."""
     async with db.session() as session:
         query = (
             select(Outbox)
             .where(
                 col(Outbox.guild_id) == guild_id,
+                col(Outbox.kind).in_(kinds),
                 col(Outbox.delivered_at).is_(None),
                 col(Outbox.gave_up).is_(None),
             )
@@ -41,12 +52,24 @@ async def item(db: Database, kind: Owed, post_id: int) -> Outbox | None:
         return (await session.exec(query)).first()
 
 
-async def due_ids(db: Database, now: datetime, limit: int = 500) -> list[tuple[int, int]]:
-    """(item id, guild id) of what may be sent now: due, unclaimed or lease expired."""
+async def item_of_round(db: Database, kind: Owed, round_id: int, number: int) -> Outbox | None:
+    async with db.session() as session:
+        query = select(Outbox).where(
+            col(Outbox.kind) == kind.value, Outbox.round_id == round_id, Outbox.number == number
+        )
+        return (await session.exec(query)).first()
+
+
+async def due_ids(
+    db: Database, now: datetime, kinds: Collection[str], limit: int = 500
+) -> list[tuple[int, int]]:
+    """(item id, guild id) of what may be sent now (of these kinds): due, unclaimed or
+    lease expired."""
     async with db.session() as session:
         query = (
             select(Outbox.id, Outbox.guild_id)
             .where(
+                col(Outbox.kind).in_(kinds),
                 col(Outbox.delivered_at).is_(None),
                 col(Outbox.gave_up).is_(None),
                 col(Outbox.due_at) <= now,

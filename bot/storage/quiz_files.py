@@ -115,3 +115,39 @@ def file_cues(paths: Iterable[Path]) -> tuple[list[str], list[str]]:
             f"{SHIPPED_DIR}: error: {cue.message()}" for cue in bank_cues(shipped.values())
         )
     return errors, warnings
+
+
+def untranslated_note(quiz: Quiz) -> str | None:
+    """Which questions carry a copied (untranslated) text, per locale; None if none do."""
+    per_locale: dict[str, list[str]] = {}
+    for question in quiz.questions:
+        for locale in question.untranslated:
+            per_locale.setdefault(locale, []).append(question.id)
+    if not per_locale:
+        return None
+    parts = [
+        f"{len(ids)} question(s) not translated to '{locale}' (a copy of another language): "
+        + ", ".join(ids[:5])
+        + (", ..." if len(ids) > 5 else "")
+        for locale, ids in sorted(per_locale.items())
+    ]
+    return "; ".join(parts)
+
+
+def file_translations(paths: Iterable[Path]) -> tuple[list[str], list[str]]:
+    """(errors, warnings) for texts marked `untranslated`: an error in a shipped quiz, which
+    must be translated, a warning in any other file."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    for file in quiz_files(paths):
+        try:
+            quiz = load_quiz_file(file)
+        except QuizFileError:
+            continue
+        note = untranslated_note(quiz)
+        if note is not None:
+            if is_shipped(file):
+                errors.append(f"{file}: error: {note}")
+            else:
+                warnings.append(f"{file}: warning: {note}")
+    return errors, warnings

@@ -182,7 +182,7 @@ class DailyCommands(commands.Cog):
         """What the outbox still owes this server's channel (after failed sends)."""
         lines = []
         for item in await self._jobs().outbox.pending(guild_id):
-            if item.attempts == 0:
+            if item.attempts == 0 or item.post_id is None:
                 continue  # being sent right now
             post = await self._jobs().daily.posts.get(item.post_id)
             if post is None:

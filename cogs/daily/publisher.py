@@ -18,6 +18,7 @@ from bot.core.i18n import t
 from bot.core.quizbank import Question
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.ui.buttons import ShowDemoButton
+from cogs.ui.report import ReportButton
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
@@ -89,10 +90,13 @@ class DiscordPublisher:
         else:
             embed = reveal_embed(question, locale, summary, records)
         view = discord.utils.MISSING
-        if question is not None and question.demo:
-            # The same persistent "Show me" button as in /quiz: anyone can see the proof.
+        if question is not None:
             view = discord.ui.View(timeout=None)
-            view.add_item(ShowDemoButton(question.demo, label=t("quiz.show_me", locale)))
+            if question.demo:
+                # The same persistent "Show me" button as in /quiz: anyone can see the proof.
+                view.add_item(ShowDemoButton(question.demo, label=t("quiz.show_me", locale)))
+            # Anyone who answered can report the question (once).
+            view.add_item(ReportButton(question.id, label=t("report.button", locale)))
         reference = discord.MessageReference(
             message_id=post.message_id,
             channel_id=post.channel_id,

@@ -1,5 +1,6 @@
 """`/quiz start`, `/quiz review` and `/quiz stop`: a private, button-driven quiz session
 per member; a review asks the member's due questions (`bot.services.review`).
+`/quiz suggest` opens the form of a suggested question (`cogs.quiz.suggest`).
 
 The buttons (`cogs.ui.buttons`) are persistent `DynamicItem`s whose custom_id carries the
 session id; the session itself lives in the database, so a quiz in progress continues
@@ -20,6 +21,7 @@ from bot.services.sessions import NothingDue, QuizStep
 from bot.storage import QuizSession
 from cogs.common import interaction_locale, services_of, topic_choices
 from cogs.quiz.buttons import render_step
+from cogs.quiz.suggest import open_suggestion_form
 from cogs.ui.replies import log_context, send_ephemeral
 
 log = logging.getLogger("quiztutor.quiz")
@@ -100,6 +102,10 @@ class QuizCog(commands.Cog):
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await topic_choices(interaction, current)
+
+    @quiz.command(name="suggest", description="Suggest a question for this server's quizzes")
+    async def suggest(self, interaction: discord.Interaction) -> None:
+        await open_suggestion_form(interaction)
 
     @quiz.command(name="stop", description="Stop your current quiz")
     async def stop(self, interaction: discord.Interaction) -> None:

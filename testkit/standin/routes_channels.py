@@ -14,6 +14,10 @@ from .http import (
     _json,
 )
 from .models import (
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    FakeChannel,
     FakeMessage,
     FakeUser,
 )
@@ -64,8 +68,21 @@ class ChannelsRoutes:
         window.append(now)
         return None
 
+    def _may_send(self, channel: FakeChannel) -> bool:
+        """View Channel and Send Messages (in a thread: Send Messages in Threads)."""
+        if channel.guild_id is None:
+            return True
+        perms = self.guilds[channel.guild_id].permissions_in(channel, self.bot_user.id)
+        needed = VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES)
+        return perms & needed == needed
+
     async def _post_message(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
         channel = self._channel_or_404(channel_id)
+        refused = self._refused_dm(channel)
+        if refused is not None:
+            return refused
+        if not self._may_send(channel):
+            return _error(403, 50013)
         retry_after = self._check_channel_rate(channel.id)
         if retry_after is not None:
             self.rate_limited.append(call)
@@ -99,6 +116,7 @@ class ChannelsRoutes:
         message = self.store_message(
             channel, self.bot_user, payload, body.files, nonce=None if nonce is None else str(nonce)
         )
+        channel.message_count += 1
         await self.announce_message(message)
         return _json(message.payload(self.bot_user.id))
 

@@ -23,12 +23,15 @@ __all__ = ["discord_fake", "run_bot"]
 
 @pytest.fixture
 async def discord_fake() -> AsyncIterator[FakeDiscord]:
-    """A running stand-in; the test fails if the bot called a route it does not serve."""
+    """A running stand-in; the test fails if the bot called a route it does not serve or
+    sent a modal that breaks Discord's limits."""
     async with serving_stand_in() as fake:
         yield fake
     unknown = [f"{c.method} {c.path}" for c in fake.unknown_routes]
     if unknown:
         pytest.fail(f"the bot called routes the Discord stand-in does not serve: {unknown}")
+    if fake.invalid_modals:
+        pytest.fail(f"the bot sent modals Discord refuses: {fake.invalid_modals}")
 
 
 @pytest.fixture

@@ -1,12 +1,17 @@
-"""The quiz bank: every loaded quiz, looked up by quiz id or question id.
+"""The quiz bank: every loaded quiz, looked up by quiz id or question id, and the one rule
+of what a server may see (shipped quizzes, its own uploads and community quiz, less the
+questions it hid until they are fixed).
 
 A quiz's `generated` entries (templates) share the id space of its questions. The
 question-only methods (`visible_questions`, `question`, `all_questions`, `pick_questions`)
 see written questions alone; `pick_items` and `visible_generated` see the templates too.
+A generated question has no fixed text, so it is never hidden.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import cast
@@ -27,6 +32,8 @@ class QuizBank:
         self._questions: dict[str, tuple[Quiz, Question]] = {}
         self._generated: dict[str, tuple[Quiz, Generated]] = {}  # by entry id
         self._template_quizzes: dict[str, list[str]] = {}  # template -> quiz ids, in order
+        # Per server: question id -> the fingerprint of the version it hid (see `hide`).
+        self._hidden: dict[int, dict[str, str]] = {}
         for quiz in quizzes:
             self.add(quiz)
 
@@ -86,6 +93,23 @@ class QuizBank:
         """The one visibility rule: shipped quizzes everywhere, an upload in its own server."""
         return quiz_id in self.quizzes and self._owner.get(quiz_id) in (None, guild_id)
 
+    def hide(self, guild_id: int, question_id: str, fingerprint: str) -> None:
+        """Hide a question from one server until it is fixed: while the question's
+        fingerprint is still `fingerprint` (the version that was reported)."""
+        self._hidden.setdefault(guild_id, {})[question_id] = fingerprint
+
+    def unhide(self, guild_id: int, question_id: str) -> None:
+        self._hidden.get(guild_id, {}).pop(question_id, None)
+
+    def is_hidden(self, guild_id: int | None, question_id: str) -> bool:
+        """Hidden from this server, and not changed since (a fixed question comes back)."""
+        if guild_id is None:
+            return False
+        hid = self._hidden.get(guild_id, {}).get(question_id)
+        if hid is None or question_id not in self._questions:
+            return False
+        return hid == question_fingerprint(self.question(question_id))
+
     def visible_quizzes(self, guild_id: int | None) -> list[Quiz]:
         """The quizzes a server may see, sorted by id (for lists, autocomplete, daily topics)."""
         return [self.quizzes[i] for i in sorted(self.quizzes) if self.is_visible(i, guild_id)]
@@ -93,17 +117,26 @@ class QuizBank:
     def visible_questions(
         self, guild_id: int | None, topic: str | None = None, *, unknown: str = "quiz.unknown_topic"
     ) -> list[Question]:
-        """The questions a server may be asked: of `topic`, or of every quiz it may see.
+        """The questions a server may be asked: of `topic`, or of every quiz it may see,
+        less those it hid until they are fixed.
 
         A topic the server may not see is refused as unknown (the message key `unknown`),
         listing the ones it may see.
         """
         if topic is None:
-            return [q for quiz in self.visible_quizzes(guild_id) for q in quiz.questions]
-        if not self.is_visible(topic, guild_id):
+            quizzes = self.visible_quizzes(guild_id)
+        elif not self.is_visible(topic, guild_id):
             available = ", ".join(quiz.id for quiz in self.visible_quizzes(guild_id))
             raise UserError(unknown, topic=topic, available=available)
-        return list(self.quizzes[topic].questions)
+        else:
+            quizzes = [self.quizzes[topic]]
+        hidden = self._hidden.get(guild_id, {}) if guild_id is not None else {}
+        return [
+            question
+            for quiz in quizzes
+            for question in quiz.questions
+            if not hidden or not self.is_hidden(guild_id, question.id)
+        ]
 
     def pick_questions(
         self,
@@ -196,3 +229,9 @@ def choice_order(n_choices: int, rng: random.Random) -> list[int]:
     order = list(range(n_choices))
     rng.shuffle(order)
     return order
+
+
+def question_fingerprint(question: Question) -> str:
+    """A short hash of everything a question says: a fix changes it."""
+    canonical = json.dumps(question.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]

@@ -35,12 +35,23 @@ Locale = Annotated[str, StringConstraints(pattern=LOCALE_PATTERN)]
 
 # Limits that keep every text inside Discord's: an embed description holds 4096 characters
 # (prompt + up to 6 choices), a field 1024 (the explanation), a command choice name 100.
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
-TitleText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-PromptText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
-ChoiceText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+TEXT_MAX = 300
+TITLE_MAX = 100
+PROMPT_MAX = 1000
+CHOICE_MAX = 200
+EXPLANATION_MAX = 1000
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
+TitleText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TITLE_MAX)
+]
+PromptText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=PROMPT_MAX)
+]
+ChoiceText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=CHOICE_MAX)
+]
 ExplanationText = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=EXPLANATION_MAX)
 ]
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 LocalizedText = dict[Locale, Text]
@@ -75,6 +86,14 @@ class Question(_Strict):
     )
     difficulty: Literal[1, 2, 3] | None = Field(
         default=None, description="1 basic, 2 practitioner, 3 expert."
+    )
+    untranslated: list[Locale] = Field(
+        default_factory=list,
+        description="Locales whose texts are a copy of another locale's, not yet translated "
+        "(an import or a suggestion in one language); `quiztutor validate` warns about them.",
+    )
+    credit: Text | None = Field(
+        default=None, description="Who wrote or suggested the question, shown with its answer."
     )
 
     def text(self, field: str, locale: str) -> str:
@@ -198,6 +217,30 @@ def cross_field_problems(quiz: Quiz) -> list[tuple[Path, str]]:
             listed = ", ".join(f"{locale}: {count}" for locale, count in counts.items())
             problems.append(
                 ((*base, "choices"), f"every locale needs the same number of choices ({listed})")
+            )
+        for locale, texts in question.choices.items():
+            seen_texts: dict[str, int] = {}
+            for position, text in enumerate(texts):
+                key = " ".join(text.lower().split())
+                if key in seen_texts:
+                    problems.append(
+                        (
+                            (*base, "choices", locale, position),
+                            f"duplicate choice (the same as choice {seen_texts[key]})",
+                        )
+                    )
+                seen_texts.setdefault(key, position)
+        for locale in question.untranslated:
+            if locale not in locales:
+                problems.append(
+                    (
+                        (*base, "untranslated"),
+                        f"locale '{locale}' is not in the quiz title's locales ({', '.join(locales)})",
+                    )
+                )
+        if locales and set(locales) <= set(question.untranslated):
+            problems.append(
+                ((*base, "untranslated"), "at least one locale must be the original text")
             )
         n_choices = min(counts.values(), default=0)
         if n_choices and not 0 <= question.answer < n_choices:

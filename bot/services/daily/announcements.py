@@ -34,7 +34,7 @@ class Announcements:
         self.stop_schedule = stop_schedule  # a guild's schedule, once Discord refused for good
 
     async def _owed_post(self, item: Outbox) -> DailyPost:
-        post = await self.daily.posts.get(item.post_id)
+        post = None if item.post_id is None else await self.daily.posts.get(item.post_id)
         if post is None or post.message_id is None:
             # Deleted with its guild's data: nothing to say.
             raise PublishRefused(StopReason.NOT_FOUND)

@@ -5,21 +5,41 @@ modules) with the migrations in `bot/storage/migrations`.
 """
 
 from bot.storage.models.base import UTCDateTime
+from bot.storage.models.community import (
+    CommunityAction,
+    HiddenQuestion,
+    MemberNotice,
+    QuestionReport,
+    ReportSummary,
+    Suggestion,
+)
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.live import LiveAnswer, LiveConfig, LivePlayer, LiveQuestion, LiveRound
 from bot.storage.models.outbox import Outbox
 from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
 from bot.storage.models.review import ReviewCard, ReviewLog
 
 __all__ = [
+    "CommunityAction",
     "CustomQuiz",
     "DailyAnswer",
     "DailyPost",
     "GuildDailyConfig",
+    "HiddenQuestion",
+    "LiveAnswer",
+    "LiveConfig",
+    "LivePlayer",
+    "LiveQuestion",
+    "LiveRound",
+    "MemberNotice",
     "MemberStats",
     "Outbox",
+    "QuestionReport",
     "QuizResult",
     "QuizSession",
+    "ReportSummary",
     "ReviewCard",
     "ReviewLog",
+    "Suggestion",
     "UTCDateTime",
 ]

@@ -14,21 +14,27 @@ from bot.storage.models.base import snowflake, when
 class Outbox(SQLModel, table=True):
     """A message the bot owes a channel, recorded with the state change that owes it.
 
-    UNIQUE(kind, post_id): at most one announcement of each kind per post. Delivery is
-    claimed with a lease (`claimed_by`, `claimed_until`) so one process sends it, and a
-    row is done when `delivered_at` (sent) or `gave_up` (refused for good) is set.
+    What it is about: a daily post (`post_id`), or a live round (`round_id`, with the
+    question's `number`, 0 for the round's scoreboard). UNIQUE(kind, post_id) and
+    UNIQUE(kind, round_id, number): at most one announcement of each kind per post or
+    question. Delivery is claimed with a lease (`claimed_by`, `claimed_until`) so one
+    process sends it, and a row is done when `delivered_at` (sent) or `gave_up` (refused
+    for good) is set.
     """
 
     __tablename__ = "outbox"
     __table_args__ = (
         sa.UniqueConstraint("kind", "post_id", name="uq_outbox_kind_post"),
+        sa.UniqueConstraint("kind", "round_id", "number", name="uq_outbox_kind_round"),
         sa.Index("ix_outbox_pending", "delivered_at", "due_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    kind: str = Field(max_length=20, description="reveal | reactions")
+    kind: str = Field(max_length=20, description="reveal | reactions | live-reveal | live-end")
     guild_id: int = snowflake()
-    post_id: int = Field(foreign_key="daily_post.id", ondelete="CASCADE")
+    post_id: int | None = Field(default=None, foreign_key="daily_post.id", ondelete="CASCADE")
+    round_id: int | None = Field(default=None, foreign_key="live_round.id", ondelete="CASCADE")
+    number: int | None = None
     created_at: datetime = when(default_factory=utcnow)
     due_at: datetime = when(default_factory=utcnow)
     attempts: int = 0
