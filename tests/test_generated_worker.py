@@ -93,10 +93,13 @@ async def answer_all(
             message, button(message, wrong if qid.startswith("gen:") else right), member
         )
         answered = fake.message(message_id)
+        labels = [c.get("label") for row in answered.components for c in row["components"]]
         if qid.startswith("gen:"):
-            labels = [c.get("label") for row in answered.components for c in row["components"]]
             assert "Show me" in labels  # the template's demo, as for a written question
+            assert "Report" not in labels  # an instance has no text to hide until fixed
             assert "• " in str(answered.embeds[0]["fields"][0]["value"])  # misconceptions
+        else:
+            assert "Report" in labels
         label = "See my score" if number == total else "Next"
         await fake.click(answered, button(answered, label), member)
     return shown

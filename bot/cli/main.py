@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.cli import boundary
+from bot.cli.validate import DEFAULT_TEMPLATE_SEEDS, seeds_arg
 from bot.core.errors import SetupError
 
 
@@ -31,47 +32,9 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.storage.quiz_files import file_cues, file_translations, load_quizzes
+    from bot.cli.validate import run_validate
 
-    paths = _sources(args.paths)
-    missing = [p for p in paths if not p.exists()]
-    for path in missing:
-        print(f"{path}:1: file not found", file=sys.stderr)
-    quizzes, problems = load_quizzes(p for p in paths if p.exists())
-    for problem in problems:
-        print(problem)
-    # Answer cues: errors in shipped quizzes (and the bank rule over them), else warnings.
-    cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
-    # Texts copied from another language by an import: errors in shipped quizzes.
-    copy_errors, copy_warnings = file_translations(p for p in paths if p.exists())
-    cue_errors += copy_errors
-    for line in cue_errors + cue_warnings + copy_warnings:
-        print(line)
-    # Question templates: every one (no paths given), else those the files name.
-    names = None if not args.paths else sorted({e.template for q in quizzes for e in q.generated})
-    template_errors = _template_problems(names, args.seeds)
-    for line in template_errors:
-        print(line)
-    if problems or missing or cue_errors or template_errors:
-        n_found = len(problems) + len(missing) + len(cue_errors) + len(template_errors)
-        print(f"{n_found} problem(s) found.", file=sys.stderr)
-        return 1
-    n_questions = sum(len(q.questions) for q in quizzes)
-    n_generated = sum(len(q.generated) for q in quizzes)
-    where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"
-    generated = f", {n_generated} generated" if n_generated else ""
-    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{generated}{where}.")
-    return 0
-
-
-def _template_problems(names: Sequence[str] | None, seeds: int) -> list[str]:
-    """`template NAME: message` lines of the templates (all when `names` is None), each
-    run on seeds 0..seeds-1 (experiments.generators.validate; imports torch)."""
-    if seeds == 0 or names == []:
-        return []
-    from experiments.generators.validate import validate_templates
-
-    return [f"template {line}" for line in validate_templates(range(seeds), names=names)]
+    return run_validate(_sources(args.paths), given=bool(args.paths), seeds=args.seeds)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -235,18 +198,6 @@ def _positive(text: str) -> int:
     return value
 
 
-#: Seeds per template `quiztutor validate` runs by default: the test suite runs 1,000
-#: (tests/test_generators.py); 100 keeps validate a few-second check (README).
-DEFAULT_TEMPLATE_SEEDS = 100
-
-
-def _seeds(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 100_000:
-        raise argparse.ArgumentTypeError(f"must be 0 to 100000, got {value}")
-    return value
-
-
 def _weeks(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 52:
@@ -296,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
     validate.add_argument(
         "--seeds",
-        type=_seeds,
+        type=seeds_arg,
         default=DEFAULT_TEMPLATE_SEEDS,
         metavar="N",
         help="instances per question template, 0 to 100000 (default: "
