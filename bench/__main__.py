@@ -32,6 +32,7 @@ BENCHMARKS = (
     "interactions",
     "live",
     "demo",
+    "generated",
     "memory",
     "schedule",
     "shards",

@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from bot.core.memory import replay
 from bot.core.review import QUIZ, SCHEDULER, Grade, Source, rating_for
+from bot.core.times import naive_utc
 from bot.storage import DailyAnswer, DailyPost, Database, QuizResult, QuizSession
 from bot.storage import replay as tables_
 from bot.storage.replay import replay_history
@@ -131,24 +132,24 @@ async def test_old_answers_go_into_the_cards_in_time_order_exactly_once(db: Data
 
 async def test_the_migration_replays_what_was_answered_before_it(db: Database) -> None:
     await db.migrate_to("0007")
-    async with db.session() as session:
-        session.add(
-            QuizSession(
-                id="old2",
-                user_id=U,
-                guild_id=G,
-                locale="en",
-                question_ids=[Q1],
-                choice_orders=[[0, 1]],
-            )
+    # Rows as they were at 0007, written with that revision's columns (the models are newer).
+    async with db.engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO quiz_session (id, user_id, guild_id, locale, question_ids,"
+                " choice_orders, position, answered_current, score, started_at,"
+                " last_activity_at, status) VALUES ('old2', :u, :g, 'en', :q, '[[0, 1]]',"
+                " 0, false, 0, :t, :t, 'active')"
+            ),
+            {"u": U, "g": G, "q": f'["{Q1}"]', "t": naive_utc(T0)},
         )
-        await session.flush()
-        session.add(
-            QuizResult(
-                session_id="old2", question_id=Q1, user_id=U, chosen=0, correct=True, answered_at=T0
-            )
+        await conn.execute(
+            text(
+                "INSERT INTO quiz_result (session_id, question_id, user_id, chosen, correct,"
+                " answered_at) VALUES ('old2', :q, :u, 0, true, :t)"
+            ),
+            {"q": Q1, "u": U, "t": naive_utc(T0)},
         )
-        await session.commit()
     await db.migrate_to("head")
     state = await snapshot(db)
     assert [(r[1], r[2], r[3], r[4], r[-1]) for r in state["review_log"]] == [

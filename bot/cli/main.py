@@ -1,7 +1,9 @@
 """The `quiztutor` command line: one entry point for hosting, authoring and studying.
 
-Each subcommand imports what it needs when it runs, so `quiztutor validate` or
-`quiztutor play` start quickly and never load discord.py or torch. Every command runs
+Each subcommand imports what it needs when it runs, so most start quickly and never load
+discord.py or torch. Torch runs in this process only where the command is about it:
+`quiztutor demo`, `quiztutor generate`, `quiztutor validate` (its question templates) and
+`quiztutor play` (a quiz's generated questions). Every command runs
 inside one error boundary (`bot.cli.boundary.guarded`): an expected failure is at most three
 lines and exit status 1 (runtime) or 2 (usage or configuration), never a traceback
 unless LOG_LEVEL=DEBUG.
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.cli import boundary
+from bot.cli.validate import DEFAULT_TEMPLATE_SEEDS, seeds_arg
 from bot.core.errors import SetupError
 
 
@@ -29,30 +32,9 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.storage.quiz_files import file_cues, file_translations, load_quizzes
+    from bot.cli.validate import run_validate
 
-    paths = _sources(args.paths)
-    missing = [p for p in paths if not p.exists()]
-    for path in missing:
-        print(f"{path}:1: file not found", file=sys.stderr)
-    quizzes, problems = load_quizzes(p for p in paths if p.exists())
-    for problem in problems:
-        print(problem)
-    # Answer cues: errors in shipped quizzes (and the bank rule over them), else warnings.
-    cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
-    # Texts copied from another language by an import: errors in shipped quizzes.
-    copy_errors, copy_warnings = file_translations(p for p in paths if p.exists())
-    cue_errors += copy_errors
-    for line in cue_errors + cue_warnings + copy_warnings:
-        print(line)
-    if problems or missing or cue_errors:
-        n_found = len(problems) + len(missing) + len(cue_errors)
-        print(f"{n_found} problem(s) found.", file=sys.stderr)
-        return 1
-    n_questions = sum(len(q.questions) for q in quizzes)
-    where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"
-    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{where}.")
-    return 0
+    return run_validate(_sources(args.paths), given=bool(args.paths), seeds=args.seeds)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -97,16 +79,34 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from bot.cli.player import play
+    from experiments.generators import generate
 
     bank = boundary.load_bank(_sources([]))
-    return play(bank, quiz_id=args.quiz, locale=args.lang, count=args.count, seed=args.seed)
+    # Generated questions run torch here; without torch installed, written ones only.
+    with_torch = importlib.util.find_spec("torch") is not None
+    return play(
+        bank,
+        quiz_id=args.quiz,
+        locale=args.lang,
+        count=args.count,
+        seed=args.seed,
+        generate=generate if with_torch else None,
+    )
 
 
 def _cmd_demo(argv: Sequence[str]) -> int:
     from experiments.cli import main as demo_main
 
     return demo_main(argv)
+
+
+def _cmd_generate(argv: Sequence[str]) -> int:
+    from experiments.generate_cli import main as generate_main
+
+    return generate_main(argv)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -172,6 +172,8 @@ def _cmd_help(args: argparse.Namespace) -> int:
         return 0
     if args.topic == "demo":
         return _cmd_demo(["--help"])
+    if args.topic == "generate":
+        return _cmd_generate(["--help"])
     commands = _subparsers(parser)
     if args.topic not in commands:
         raise SetupError(
@@ -255,6 +257,15 @@ def build_parser() -> argparse.ArgumentParser:
         "validate", help="check quiz files (default: what the bot loads, shipped + QUIZ_DIRS)"
     )
     validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
+    validate.add_argument(
+        "--seeds",
+        type=seeds_arg,
+        default=DEFAULT_TEMPLATE_SEEDS,
+        metavar="N",
+        help="instances per question template, 0 to 100000 (default: "
+        f"{DEFAULT_TEMPLATE_SEEDS}; 1000 for the full check; 0 skips the templates). "
+        "Without PATH every template is run, else those the files name",
+    )
     validate.set_defaults(func=_cmd_validate)
 
     export = sub.add_parser("export", help="print the quizzes as JSON (a stable format) or GIFT")
@@ -319,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Parsed by experiments.cli (main() hands it everything); listed here for the help.
     sub.add_parser("demo", help="run a torch experiment (`quiztutor demo --list`)", add_help=False)
+    # Parsed by experiments.generate_cli, the same way.
+    sub.add_parser(
+        "generate",
+        help="print a generated question (`quiztutor generate --list`)",
+        add_help=False,
+    )
 
     backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
     backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
@@ -392,6 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The demo command has its own parser (experiments.cli); hand it everything,
         # --help included.
         return boundary.guarded(lambda: _cmd_demo(argv[1:]))
+    if argv[:1] == ["generate"]:  # likewise (experiments.generate_cli)
+        return boundary.guarded(lambda: _cmd_generate(argv[1:]))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

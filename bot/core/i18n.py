@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.texts import admin, community, daily, general, help, learning, live, player, stats
+from bot.core.texts import (
+    admin,
+    community,
+    daily,
+    general,
+    generate,
+    help,
+    learning,
+    live,
+    player,
+    stats,
+)
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -33,6 +44,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     **community.MESSAGES,
     **live.MESSAGES,
     **learning.MESSAGES,
+    **generate.MESSAGES,
 }
 
 

@@ -58,6 +58,12 @@ class Settings(BaseSettings):
     demo_worker: bool = Field(
         default=True, description="Start the torch worker process at bot start."
     )
+    generated_pool_size: int = Field(
+        default=4,
+        ge=0,
+        le=100,
+        description="Instances made ahead per template for /quiz (0: written questions only).",
+    )
     quiz_cooldown_s: float = Field(default=3.0, ge=0)
     live_max_rounds_per_server: int = Field(
         default=DEFAULT_MAX_ROUNDS,

@@ -22,6 +22,7 @@ from bot.services.charts import ChartRenderer
 from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
+from bot.services.generated import InstancePool
 from bot.services.live import LiveRounds
 from bot.services.memory import CHECK_EVERY, MemoryModels
 from bot.services.progress import ProgressReports
@@ -50,6 +51,7 @@ class Services:
     progress: ProgressReports
     live: LiveRounds
     demos: DemoRunner | None
+    generated: InstancePool
     scheduler: AsyncIOScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
@@ -137,7 +139,8 @@ class Services:
         await self.live.close()  # releases the rounds it drives, writes every queued answer
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
-            await self.demos.close()
+            await self.demos.close()  # first: a refill in flight ends with DemoRunnerClosed
+        await self.generated.close()
         await self.charts.close()
         await self.db.close()
 
@@ -176,8 +179,15 @@ async def start_services(settings: Settings) -> Services:
         # The worker imports torch (seconds): warm it up alongside the gateway login.
         warmup = asyncio.create_task(demos.start(), name="demo-warmup")
         warmup.add_done_callback(_warn_if_warmup_failed)
+    # Generated questions: a few instances per template made ahead in the worker.
+    pool = InstancePool(
+        demos.generate_batch if demos is not None else None,
+        bank.templates,
+        size=settings.generated_pool_size,
+    )
+    pool.start()
     streaks = Streaks(db)
-    sessions = QuizSessions(db, bank)
+    sessions = QuizSessions(db, bank, pool=pool)
     live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server)
     await live.start()
     return Services(
@@ -189,6 +199,7 @@ async def start_services(settings: Settings) -> Services:
         progress=ProgressReports(db, bank, streaks, sessions.reviews),
         live=live,
         demos=demos,
+        generated=pool,
         scheduler=AsyncIOScheduler(timezone="UTC"),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),

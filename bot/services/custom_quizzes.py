@@ -61,12 +61,12 @@ def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
     taken = [quiz.id] if quiz.id in bank.quizzes and not replacing else []
     if quiz.id.startswith(COMMUNITY_PREFIX) and quiz.id not in taken:
         taken.append(quiz.id)
-    for question in quiz.questions:
-        holder = _quiz_of_question(bank, question.id)
+    for item_id in [q.id for q in quiz.questions] + [e.id for e in quiz.generated]:
+        holder = _quiz_of_question(bank, item_id)
         if holder is not None and not (replacing and holder.id == quiz.id):
-            taken.append(question.id)
-        elif question.id.startswith(COMMUNITY_PREFIX):
-            taken.append(question.id)
+            taken.append(item_id)
+        elif item_id.startswith(COMMUNITY_PREFIX):
+            taken.append(item_id)
     return taken
 
 

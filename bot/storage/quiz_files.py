@@ -58,19 +58,21 @@ def load_quizzes(paths: Iterable[Path]) -> tuple[list[Quiz], list[Problem]]:
             )
             duplicate = True
         quiz_origin.setdefault(quiz.id, str(file))
-        for index, question in enumerate(quiz.questions):
-            if question.id in question_origin and question_origin[question.id] != str(file):
-                path: FieldPath = ("questions", index, "id")
+        items = [("questions", i, q.id) for i, q in enumerate(quiz.questions)]
+        items += [("generated", i, e.id) for i, e in enumerate(quiz.generated)]
+        for section, index, item_id in items:
+            if item_id in question_origin and question_origin[item_id] != str(file):
+                path: FieldPath = (section, index, "id")
                 problems.append(
                     Problem(
                         str(file),
                         line_of(text, path),
                         format_path(path),
-                        f"duplicate question id '{question.id}' (also in {question_origin[question.id]})",
+                        f"duplicate question id '{item_id}' (also in {question_origin[item_id]})",
                     )
                 )
                 duplicate = True
-            question_origin.setdefault(question.id, str(file))
+            question_origin.setdefault(item_id, str(file))
         if not duplicate:
             quizzes.append(quiz)
     return quizzes, sorted(problems)

@@ -11,6 +11,7 @@ import discord
 from bot.core.i18n import t
 from bot.core.progress import Progress
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.quizbank.generated import GeneratedQuestion
 from bot.core.review import ReviewCounts
 from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from bot.core.text import clip
@@ -49,8 +50,12 @@ def explanation_text(question: Question, locale: str) -> str:
 
 
 def question_footer(quiz: Quiz, question: Question, locale: str) -> str:
-    """The quiz's title, and a note when the text shown is a copy of another language's."""
+    """The quiz's title, and a note when the text shown is a copy of another language's;
+    for a generated question, which instance it is (template and seed)."""
     title = pick_locale(quiz.title, locale)
+    if isinstance(question, GeneratedQuestion):
+        origin = t("generate.origin", locale, template=question.template, seed=question.seed)
+        return f"{title} · {origin}"
     shown = locale if locale in question.prompt else next(iter(question.prompt))
     if shown in question.untranslated:
         return f"{title} · {t('quiz.untranslated', locale)}"

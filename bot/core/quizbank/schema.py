@@ -15,9 +15,13 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from experiments.catalog import CATALOG
+from experiments.generators.registry import TEMPLATES
 
 # The experiments a question may point at (the torch-free catalog; no torch import).
 DEMO_NAMES: tuple[str, ...] = tuple(CATALOG)
+# The question templates a quiz may include (the torch-free registry; no torch import).
+TEMPLATE_NAMES: tuple[str, ...] = tuple(TEMPLATES)
+MAX_GENERATED = 50
 
 LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
@@ -104,11 +108,36 @@ class Question(_Strict):
         return len(next(iter(self.choices.values())))
 
 
+class Generated(_Strict):
+    """A generated question: a template (experiments/generators) whose every instance has
+    fresh numbers and a right answer computed by torch. It has no text of its own."""
+
+    id: Identifier = Field(
+        description="Stable id, unique across all quizzes (questions and generated), e.g. mp-g1."
+    )
+    template: str = Field(
+        description="The template's name (`quiztutor generate --list`).",
+        json_schema_extra={"enum": list(TEMPLATE_NAMES)},
+    )
+    topic: Identifier | None = Field(
+        default=None, description="Overrides the template's topic, e.g. fp8 or loss-scaling."
+    )
+    difficulty: Literal[1, 2, 3] | None = Field(
+        default=None, description="Overrides the template's difficulty: 1, 2 or 3."
+    )
+
+
 class Quiz(_Strict):
     id: Identifier = Field(description="Stable quiz id; also the topic name users pick.")
     title: dict[Locale, TitleText]
     description: LocalizedText
     questions: list[Question] = Field(min_length=1, max_length=200)
+    generated: list[Generated] = Field(
+        default_factory=list,
+        max_length=MAX_GENERATED,
+        description="Generated questions the quiz mixes in, one per template; without the "
+        "demo worker the quiz asks its written questions only.",
+    )
 
     @property
     def locales(self) -> list[str]:
@@ -225,4 +254,39 @@ def cross_field_problems(quiz: Quiz) -> list[tuple[Path, str]]:
             problems.append(
                 ((*base, "demo"), f"unknown demo '{question.demo}'; known: {', '.join(DEMO_NAMES)}")
             )
+    problems += _generated_problems(quiz, seen)
+    return problems
+
+
+def _generated_problems(quiz: Quiz, seen: dict[str, int]) -> list[tuple[Path, str]]:
+    """Generated entries: known templates, each once, ids unique beside the questions'."""
+    problems: list[tuple[Path, str]] = []
+    ids: dict[str, int] = {}
+    templates: dict[str, int] = {}
+    for index, entry in enumerate(quiz.generated):
+        base: Path = ("generated", index)
+        if entry.id in seen:
+            problems.append(
+                ((*base, "id"), f"duplicate id '{entry.id}' (also questions[{seen[entry.id]}])")
+            )
+        elif entry.id in ids:
+            problems.append(
+                ((*base, "id"), f"duplicate id '{entry.id}' (also generated[{ids[entry.id]}])")
+            )
+        ids.setdefault(entry.id, index)
+        if entry.template not in TEMPLATE_NAMES:
+            problems.append(
+                (
+                    (*base, "template"),
+                    f"unknown template '{entry.template}'; known: {', '.join(TEMPLATE_NAMES)}",
+                )
+            )
+        elif entry.template in templates:
+            problems.append(
+                (
+                    (*base, "template"),
+                    f"template '{entry.template}' is already in generated[{templates[entry.template]}]",
+                )
+            )
+        templates.setdefault(entry.template, index)
     return problems
