@@ -11,6 +11,7 @@ from typing import Any
 from sqlmodel import select
 
 from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import shown_position
 from bot.discord.client import QuizTutorBot
 from bot.services.daily import DailyJobs
 from bot.storage import DailyAnswer, DailyPost
@@ -59,10 +60,20 @@ async def bot_reactions_done(fake: FakeDiscord, message: FakeMessage, n: int) ->
     )
 
 
-async def answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+async def written_answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+    """Each member's counted answer to a post, the choice as written in the quiz file."""
     async with bot.services.db.session() as session:
         rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
     return {a.user_id: a.choice for a in rows}
+
+
+async def answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+    """Each member's counted answer as the letter they saw (shown position, A = 0)."""
+    async with bot.services.db.session() as session:
+        post = await session.get(DailyPost, post_id)
+    assert post is not None
+    written = await written_answers(bot, post_id)
+    return {user: shown_position(post.choice_order, c) for user, c in written.items()}
 
 
 async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
@@ -74,10 +85,13 @@ async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
 
 
 def choices_of(bot: QuizTutorBot, post: DailyPost) -> tuple[int, int, int]:
-    """(number of choices, the right choice, a wrong choice) of the post's question."""
-    question = bot.services.bank.question(post.question_id)
-    n = len(question.choice_texts("en"))
-    return n, question.answer, (question.answer + 1) % n
+    """(number of choices, the right choice, a wrong choice) of the post's question, as
+    shown on the post (positions: the letters members react or press with)."""
+    question = bot.services.daily.posts.question_of(post)
+    assert question is not None
+    n = question.n_choices
+    right = shown_position(post.choice_order, question.answer)
+    return n, right, (right + 1) % n
 
 
 async def post_todays_question(
@@ -86,7 +100,7 @@ async def post_todays_question(
     """Set up a daily question due two minutes ago in `fake.channel2` and post it.
 
     Returns the driver, the posted message (with the bot's answer reactions on it), the
-    post row and (number of choices, the right choice, a wrong choice).
+    post row and (number of choices, the right choice, a wrong choice) as shown.
     """
     jobs = await started(bot)
     zone, time = passed_today()

@@ -390,4 +390,5 @@ def _question_view(
         closes_at,
         answered,
         closed,
+        (row.instances or {}).get(str(number - 1)),
     )

@@ -14,12 +14,12 @@ from bot.core.outbox import Owed
 from bot.core.review import DAILY, Grade, Source
 from bot.storage.database import Database
 from bot.storage.memory import rules_on
-from bot.storage.models import DailyAnswer, DailyPost
+from bot.storage.models import DailyAnswer, DailyPost, GuildDailyConfig
 from bot.storage.outbox import owe
 from bot.storage.review_cards import record_grades
 from bot.storage.streaks import settle_day
 
-Grading = Callable[[str], "tuple[int, int] | None"]
+Grading = Callable[[DailyPost], "tuple[int, int] | None"]
 
 
 async def settle_post(
@@ -28,7 +28,7 @@ async def settle_post(
     """Settle a post once; a later call returns the stored summary unchanged.
 
     The conditional UPDATE lets exactly one caller settle, across processes.
-    `grading_of(question_id)` is (right choice, number of choices), None if it left the bank.
+    `grading_of(post)` is (right choice, number of choices), None if it left the bank.
     """
     async with db.session() as session:
         claimed = await session.exec(
@@ -64,7 +64,7 @@ async def settle_post(
             post.day,
             post.question_id,
             answers,
-            grading_of(post.question_id),
+            grading_of(post),
             settled,
             list(post.unclear_users or ()),
         )
@@ -72,5 +72,9 @@ async def settle_post(
         if post.message_id is not None:
             # The reveal is owed with the settled day, in one transaction.
             owe(session, Owed.REVEAL, post, now)
+            config = await session.get(GuildDailyConfig, post.guild_id)
+            if config is not None and config.discussion:
+                # So is its discussion thread, where the server asked for one.
+                owe(session, Owed.DISCUSSION, post, now)
         await session.commit()
     return post, summary
