@@ -11,11 +11,12 @@ from typing import Any
 from sqlmodel import select
 
 from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import shown_position
+from bot.core.daily.types import BUTTONS, shown_position
 from bot.discord.client import QuizTutorBot
 from bot.services.daily import DailyJobs
 from bot.storage import DailyAnswer, DailyPost
 from testkit.standin import FakeMessage
+from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
 
@@ -111,3 +112,21 @@ async def post_todays_question(
     choices = choices_of(bot, post)
     await bot_reactions_done(fake, message, choices[0])
     return jobs, message, post, choices
+
+
+def answer_button(post: DailyPost, position: int) -> str:
+    """The custom id of letter `position` on a daily post in buttons mode."""
+    return f"dq:{post.id}:{position}"
+
+
+async def answer_as(
+    fake: FakeDiscord, message: FakeMessage, post: DailyPost, user: FakeUser, position: int
+) -> str | None:
+    """`user` answers the letter shown at `position` the post's way (a reaction, or a
+    button press); the bot's private reply to a press (None for a reaction)."""
+    if post.answer_mode == BUTTONS:
+        reply = await fake.click(message, answer_button(post, position), user)
+        assert reply.ephemeral
+        return reply.content
+    await fake.react(message, user, ANSWER_EMOJI[position])
+    return None
