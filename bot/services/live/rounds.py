@@ -134,6 +134,8 @@ class LiveRounds:
             questions = max(1, min(DEFAULT_QUESTIONS, available))
         items = self.bank.pick_items(guild_id, topic, questions, rng, generated=ready)
         picked = [q for q in map(self._ask, items) if q is not None]
+        if not picked:  # only templates, their instances taken meanwhile
+            raise UserError("quiz.no_questions")
         locale = await rows.config_locale(self.db, guild_id) or host_locale
         row = LiveRound(
             guild_id=guild_id,
