@@ -306,3 +306,43 @@ async def test_a_hundred_members_pressing_at_once_are_each_answered_and_counted_
         assert await answers(bot, post.id) == {  # type: ignore[arg-type]
             p.id: i % n for i, p in enumerate(players)
         }
+
+
+async def test_buttons_answer_after_a_restart_and_after_the_channel_moved(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    bob = fake.users_list[0]
+    async with start_bot() as bot:
+        message, post = await shuffled_post(fake, bot, answers=BUTTONS)
+        _, right, wrong = choices_of(bot, post)
+
+    # A new process knows the post only from the database (its buttons are persistent);
+    # the admin moves the next posts to another channel: today's post still counts.
+    async with start_bot() as bot:
+        await started(bot)
+        zone, time = passed_today()
+        res = await fake.slash(
+            fake.admin,
+            "daily setup",
+            options={"channel": fake.channel},
+            time=time,
+            timezone=zone,
+            answers=BUTTONS,
+        )
+        assert "✅" in res.text, res.text
+        said = await answer_as(fake, message, post, bob, right)
+        assert said is not None and said.startswith(f"Your answer: **{LETTERS[right]}**")
+        # Forged buttons (as a modified client sends: this post's button on another
+        # message, another post's id, garbage) count nothing.
+        custom_ids = [answer_button(post, wrong), f"dq:{(post.id or 0) + 1}:0", "dq:x", "dq:"]
+        buttons = [{"type": 2, "style": 1, "label": "?", "custom_id": c} for c in custom_ids]
+        forged = fake.store_message(
+            fake.channel2, fake.bot_user, {"components": [{"type": 1, "components": buttons}]}
+        )
+        for custom_id in custom_ids:
+            reply = await fake.click(forged, custom_id, bob)
+            assert reply.ephemeral and "closed" in reply.content, (custom_id, reply.content)
+        assert await answers(bot, post.id) == {bob.id: right}  # type: ignore[arg-type]
+        res = await fake.slash(fake.admin, "daily reveal")
+        assert "1 of 1" in (await res.wait_followup()).text()

@@ -29,15 +29,20 @@ PREFIX = "dq:"
 ACK_WITHIN_S = 1.5
 
 
-class DailyAnswerButton(PersistentButton, template=rf"{PREFIX}(?P<post>\d{{1,19}}):(?P<pos>\d)"):
-    """Letter `position` of daily post `post_id`."""
+# What a real button carries after the prefix; the template takes any tail, so a forged
+# or garbled one gets a clear answer instead of a dead button.
+CUSTOM_ID = re.compile(r"(?P<post>\d{1,19}):(?P<pos>\d)")
+
+
+class DailyAnswerButton(PersistentButton, template=rf"{PREFIX}(?P<rest>.{{0,90}})"):
+    """Letter `position` of daily post `post_id` (0 and -1: a custom id that is none of ours)."""
 
     def __init__(
         self, post_id: int, position: int, *, disabled: bool = False, row: int | None = None
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=LETTERS[position] if position < len(LETTERS) else "?",
+                label=LETTERS[position] if 0 <= position < len(LETTERS) else "?",
                 style=discord.ButtonStyle.primary,
                 disabled=disabled,
                 custom_id=f"{PREFIX}{post_id}:{position}",
@@ -51,7 +56,10 @@ class DailyAnswerButton(PersistentButton, template=rf"{PREFIX}(?P<post>\d{{1,19}
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DailyAnswerButton:
-        return cls(int(match["post"]), int(match["pos"]))
+        ours = CUSTOM_ID.fullmatch(match["rest"])
+        if ours is None:
+            return cls(0, -1)
+        return cls(int(ours["post"]), int(ours["pos"]))
 
     async def pressed(self, interaction: discord.Interaction) -> None:
         await answer_pressed(interaction, self.post_id, self.position)

@@ -112,9 +112,16 @@ class DailyAnswers:
         return correct, self.writer.enqueue(post.post_id, user_id, choice, correct, now)
 
     async def button_post(self, message_id: int, channel_id: int, post_id: int) -> OpenPost | None:
-        """The open buttons post a press came from; None when it is closed (or forged)."""
-        post = await self.post_by_message(message_id, channel_id)
-        if post is None or post.post_id != post_id or post.answer_mode != BUTTONS:
+        """The open buttons post a press came from; None when it is closed (or forged).
+        Looked up by message whatever the daily channel is now (a post stays answerable
+        in the channel it was made in, also after `/daily setup` moved the next ones)."""
+        post = await self.post_by_message(message_id)
+        if (
+            post is None
+            or post.post_id != post_id
+            or post.channel_id != channel_id
+            or post.answer_mode != BUTTONS
+        ):
             return None
         return post
 
