@@ -124,6 +124,10 @@ async def test_a_generated_daily_post_is_graded_and_revealed_with_its_stored_ins
         assert instance.text("prompt", "en") in shown.text()
         assert "1 of 2 answered correctly" in shown.text()
         assert not any(c.startswith("rp:") for c in shown.custom_ids())  # no text to report
+        # The class analytics count it per template; its choices differ per post, so no
+        # "most chosen wrong answer" is named.
+        stats = (await (await fake.slash(fake.admin, "daily stats")).wait_followup()).text()
+        assert f"{FP16}" in stats and "a generated question: new numbers in each post" in stats
         cards = await rows(
             bot.services.db,
             "SELECT user_id FROM review_card WHERE question_id = :q ORDER BY user_id",

@@ -15,7 +15,7 @@ from bot.core.daily.types import BUTTONS, REACTIONS, RevealSummary
 from bot.core.errors import StopReason
 from bot.core.i18n import t
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
-from bot.core.quizbank.generated import GeneratedQuestion
+from bot.core.quizbank.generated import GeneratedQuestion, template_of
 from bot.core.scores import percent
 from bot.core.text import clip
 from bot.services.daily import DailyStatus
@@ -271,7 +271,9 @@ def add_class_analytics(
     rows = []
     for q in analytics.worst(CLASS_ROWS):
         text = choice_text(bank, q.question_id, q.top_wrong, locale)
-        if q.top_wrong is None:
+        if template_of(q.question_id) is not None:
+            choice = t("class.generated_wrong", locale)
+        elif q.top_wrong is None:
             choice = t("class.no_wrong", locale)
         else:
             shown = clip(text, 60) if text is not None else f"#{q.top_wrong}"

@@ -42,4 +42,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "daily.status_discussion": {"en": "Discussion thread", "id": "Utas diskusi"},
     "daily.discussion_on": {"en": "on, at each reveal", "id": "nyala, di setiap pengumuman"},
     "daily.discussion_off": {"en": "off", "id": "mati"},
+    "class.generated_wrong": {
+        "en": "a generated question: new numbers in each post",
+        "id": "soal buatan: angkanya baru di setiap kiriman",
+    },
 }
