@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -53,6 +55,8 @@ class Services:
     notices: Notices
     charts: ChartRenderer = field(default_factory=ChartRenderer)
     demo_warmup: asyncio.Task[None] | None = None
+    # Where the daily driver and the outbox decide (tests shift it: testkit.processes).
+    clock: Callable[[], datetime] = utcnow
 
     def demo_state(self, configured_device: str) -> str:
         """The demo worker's state for the `ready:` log line."""
@@ -106,7 +110,7 @@ def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
         log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)
 
 
-async def start_services(settings: Settings) -> Services:
+async def start_services(settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Services:
     """Open the database (migrating it), load the quizzes, start the answer writer and,
     alongside the gateway login, the demo worker."""
     async with opening_errors(settings.database_url):
@@ -119,7 +123,7 @@ async def start_services(settings: Settings) -> Services:
     await suggestions.load()
     reports = Reports(db, bank)
     await reports.load()
-    daily = DailyService(db, bank)
+    daily = DailyService(db, bank, clock=clock)
     await daily.start()
     demos: DemoRunner | None = None
     warmup: asyncio.Task[None] | None = None
@@ -149,4 +153,5 @@ async def start_services(settings: Settings) -> Services:
         suggestions=suggestions,
         reports=reports,
         notices=Notices(db),
+        clock=clock,
     )

@@ -40,7 +40,11 @@ class DailyCog(commands.Cog):
         if bot.has_services:
             services = bot.services
             self.jobs = DailyJobs(
-                services.daily, self.publisher, services.scheduler, owns_guild=bot.owns_guild
+                services.daily,
+                self.publisher,
+                services.scheduler,
+                owns_guild=bot.owns_guild,
+                clock=services.clock,
             )
 
     async def cog_load(self) -> None:

@@ -20,7 +20,7 @@ import collections
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -65,6 +65,8 @@ from .routes_meta import MetaRoutes
 from .routes_reactions import ReactionsRoutes
 
 # Shaped like a bot token (three base64 parts), as `quiztutor run` checks before connecting.
+# Discord keeps a message nonce "for a few minutes".
+NONCE_WINDOW_S = 300.0
 TOKEN = "MTAwMDAwMDAwMDAwMDAwMDAx.GstNdn.c3RhbmQtaW4tdG9rZW4tZm9yLXRlc3Rz"
 
 
@@ -117,6 +119,11 @@ class FakeDiscord(
             collections.deque
         )
         self.enforce_ack_deadline = True
+        # Discord's nonce de-duplication window (a few minutes), under the test's control.
+        self.nonce_window_s = NONCE_WINDOW_S
+        # Awaited after a bot's message is stored and before Discord answers: a test can
+        # kill the bot there (Discord has the message, the bot never learns its id).
+        self.after_message_stored: Callable[[FakeMessage], Awaitable[None]] | None = None
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self._ws_clients: set[web.WebSocketResponse] = set()
         self._waiters: set[asyncio.Future[None]] = set()

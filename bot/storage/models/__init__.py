@@ -14,6 +14,7 @@ from bot.storage.models.community import (
     Suggestion,
 )
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.gateway import IdentifyBucket
 from bot.storage.models.outbox import Outbox
 from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
 from bot.storage.models.review import ReviewCard, ReviewLog
@@ -25,6 +26,7 @@ __all__ = [
     "DailyPost",
     "GuildDailyConfig",
     "HiddenQuestion",
+    "IdentifyBucket",
     "MemberNotice",
     "MemberStats",
     "Outbox",
