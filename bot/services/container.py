@@ -12,8 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
-
 from bot.core.cooldowns import Cooldown
 from bot.core.quizbank import QuizBank
 from bot.core.settings import Settings
@@ -22,8 +20,10 @@ from bot.services.charts import ChartRenderer
 from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
+from bot.services.identify import IdentifyGate
 from bot.services.progress import ProgressReports
 from bot.services.reports import Notices, Reports
+from bot.services.scheduling import DrainingScheduler
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
 from bot.services.suggestions import Suggestions
@@ -46,7 +46,7 @@ class Services:
     sessions: QuizSessions
     progress: ProgressReports
     demos: DemoRunner | None
-    scheduler: AsyncIOScheduler
+    scheduler: DrainingScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
     demo_cooldown: Cooldown
@@ -57,6 +57,8 @@ class Services:
     demo_warmup: asyncio.Task[None] | None = None
     # Where the daily driver and the outbox decide (tests shift it: testkit.processes).
     clock: Callable[[], datetime] = utcnow
+    identify: IdentifyGate | None = None  # IDENTIFY turns shared with the other shards
+    closed: bool = False
 
     def demo_state(self, configured_device: str) -> str:
         """The demo worker's state for the `ready:` log line."""
@@ -93,8 +95,13 @@ class Services:
         self.scheduler.start()
 
     async def close(self) -> None:
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+        """Once: let running jobs finish, write what is queued, stop the children."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.scheduler.stop()
+        if self.demo_warmup is not None and not self.demo_warmup.done():
+            self.demo_warmup.cancel()
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
             await self.demos.close()
@@ -146,7 +153,7 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         sessions=sessions,
         progress=ProgressReports(db, bank, streaks, sessions.reviews),
         demos=demos,
-        scheduler=AsyncIOScheduler(timezone="UTC"),
+        scheduler=DrainingScheduler(),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),
         demo_warmup=warmup,
@@ -154,4 +161,5 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         reports=reports,
         notices=Notices(db),
         clock=clock,
+        identify=IdentifyGate(db),
     )

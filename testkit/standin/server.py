@@ -65,6 +65,8 @@ from .routes_meta import MetaRoutes
 from .routes_reactions import ReactionsRoutes
 
 # Shaped like a bot token (three base64 parts), as `quiztutor run` checks before connecting.
+# Discord: one IDENTIFY per bucket per 5 s.
+IDENTIFY_WINDOW_S = 5.0
 # Discord keeps a message nonce "for a few minutes".
 NONCE_WINDOW_S = 300.0
 TOKEN = "MTAwMDAwMDAwMDAwMDAwMDAx.GstNdn.c3RhbmQtaW4tdG9rZW4tZm9yLXRlc3Rz"
@@ -119,6 +121,10 @@ class FakeDiscord(
             collections.deque
         )
         self.enforce_ack_deadline = True
+        # GET /gateway/bot's session_start_limit.max_concurrency, and the IDENTIFY window
+        # the gateway enforces per bucket (0 turns the check off).
+        self.max_concurrency = 1
+        self.identify_window_s = IDENTIFY_WINDOW_S
         # Discord's nonce de-duplication window (a few minutes), under the test's control.
         self.nonce_window_s = NONCE_WINDOW_S
         # Awaited after a bot's message is stored and before Discord answers: a test can

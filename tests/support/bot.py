@@ -25,8 +25,17 @@ StartBot = Callable[..., contextlib.AbstractAsyncContextManager[QuizTutorBot]]
 
 @pytest.fixture
 def start_bot(
-    discord_fake: FakeDiscord, run_bot: Callable[..., Any], tmp_path: Path, db_url: str
+    discord_fake: FakeDiscord,
+    run_bot: Callable[..., Any],
+    tmp_path: Path,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> StartBot:
+    # These tests restart the bot within seconds: no IDENTIFY window, neither Discord's
+    # (`run_bot`) nor the bot's own (tests/test_identify.py covers both).
+    monkeypatch.setattr("bot.core.gateway.IDENTIFY_WINDOW_S", 0.0)
+    monkeypatch.setattr("bot.core.gateway.IDENTIFY_MARGIN_S", 0.0)
+
     @contextlib.asynccontextmanager
     async def start(*, sync: bool = True, **overrides: Any) -> AsyncIterator[QuizTutorBot]:
         overrides.setdefault("database_url", db_url)
