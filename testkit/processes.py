@@ -52,8 +52,11 @@ def _install_marker() -> None:
 class BotProcess:
     """One `quiztutor run` child process; `await start()`, then `kill()` or `stop()`."""
 
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+    def __init__(
+        self, env: dict[str, str], log_path: Path, *, argv_prefix: list[str] | None = None
+    ) -> None:
         self.env = env
+        self.argv_prefix = argv_prefix or []  # e.g. setpriv: the bot without some privileges
         self.log_path = log_path
         self.proc: asyncio.subprocess.Process | None = None
         self.lines: list[str] = []
@@ -63,6 +66,7 @@ class BotProcess:
     async def start(self) -> BotProcess:
         self._stderr = self.log_path.open("ab")
         self.proc = await asyncio.create_subprocess_exec(
+            *self.argv_prefix,
             sys.executable,
             "-m",
             "testkit.processes",

@@ -32,7 +32,7 @@ from bot.core.outbox import Owed, retry_delay
 from bot.core.times import utcnow
 from bot.storage import Database, Outbox
 from bot.storage import outbox as table
-from bot.storage.retry import retry_transient
+from bot.storage.retry import is_transient, outage, retry_transient
 
 log = logging.getLogger("quiztutor.outbox")
 
@@ -177,9 +177,15 @@ class OutboxService:
     async def pump(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:
         """Deliver everything due (this process's guilds); the number delivered."""
         delivered = 0
-        due = await retry_transient(
-            lambda: table.due_ids(self.db, self.clock()), "reading the outbox"
-        )
+        try:
+            due = await table.due_ids(self.db, self.clock())
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            # The database is away: the next pass (seconds later) tries again; waiting
+            # here would only pile the passes up.
+            outage.failed("reading the outbox", exc)
+            return 0
         for item_id, guild_id in due:
             if owns_guild(guild_id):
                 try:
