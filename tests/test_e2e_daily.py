@@ -8,7 +8,7 @@ a local midnight whatever time the suite runs.
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -325,15 +325,24 @@ async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
         assert "Still to be sent" not in status.text
         nothing = await fake.slash(fake.admin, "daily reveal")
         assert "no open daily question" in (await nothing.wait_followup()).text()
-        # Pretend the delivery was not recorded and the backoff has passed: a restart
-        # must find the reply in the channel instead of sending a second one.
+        # Pretend a process died sending it, before recording it, and its lease ran out:
+        # a restart must find the reply in the channel instead of sending a second one.
         async with bot.services.db.session() as session:
             await session.exec(
                 update(Outbox)
                 .where(col(Outbox.post_id) == post.id)
-                .values(delivered_at=None, message_id=None, due_at=utcnow(), unsure_since=utcnow())
+                .values(
+                    delivered_at=None,
+                    message_id=None,
+                    due_at=utcnow(),
+                    claimed_by="a-dead-process",
+                    claimed_at=utcnow() - timedelta(minutes=3),
+                    claimed_until=utcnow() - timedelta(minutes=1),
+                )
             )
             await session.commit()
+        status = await fake.slash(fake.admin, "daily status")
+        assert "a try was cut off" in status.text and "looks in the channel" in status.text
     fake.nonce_window_s = 0  # later than Discord remembers the nonce
 
     for _ in range(2):  # restarted (twice): found, not sent again
