@@ -161,5 +161,5 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         reports=reports,
         notices=Notices(db),
         clock=clock,
-        identify=IdentifyGate(db),
+        identify=IdentifyGate(db, settings.identify_spacing_s),
     )

@@ -3,7 +3,7 @@
 
 The client's `before_identify_hook` waits here, right before discord.py sends IDENTIFY.
 Processes on several hosts share the database's bucket rows, so their clocks must agree
-to well under the margin (`bot.core.gateway`); NTP does that.
+to well under the margin (`IDENTIFY_SPACING_S` less Discord's 5 s); NTP does that.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from bot.core.gateway import identify_bucket, identify_spacing_s
+from bot.core.gateway import identify_bucket
 from bot.core.times import utcnow
 from bot.services.outbox import process_owner
 from bot.storage import Database
@@ -24,8 +24,11 @@ log = logging.getLogger("quiztutor")
 
 
 class IdentifyGate:
-    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(
+        self, db: Database, spacing_s: float, *, clock: Callable[[], datetime] = utcnow
+    ) -> None:
         self.db = db
+        self.spacing = timedelta(seconds=spacing_s)
         self.clock = clock
         self.holder = process_owner()
         self.waited_s = 0.0  # statistics: time spent waiting for turns
@@ -33,11 +36,10 @@ class IdentifyGate:
     async def wait_turn(self, shard_id: int, max_concurrency: int) -> None:
         """Return when this shard may IDENTIFY (cancellable: a shutdown ends the wait)."""
         bucket = identify_bucket(shard_id, max_concurrency)
-        spacing = timedelta(seconds=identify_spacing_s())
         logged = False
         while True:
             wait_s = await retry_transient(
-                lambda: take_turn(self.db, bucket, self.holder, self.clock, spacing),
+                lambda: take_turn(self.db, bucket, self.holder, self.clock, self.spacing),
                 "taking an IDENTIFY turn",
             )
             if wait_s <= 0:

@@ -29,16 +29,14 @@ def start_bot(
     run_bot: Callable[..., Any],
     tmp_path: Path,
     db_url: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> StartBot:
-    # These tests restart the bot within seconds: no IDENTIFY window, neither Discord's
-    # (`run_bot`) nor the bot's own (tests/test_identify.py covers both).
-    monkeypatch.setattr("bot.core.gateway.IDENTIFY_WINDOW_S", 0.0)
-    monkeypatch.setattr("bot.core.gateway.IDENTIFY_MARGIN_S", 0.0)
 
     @contextlib.asynccontextmanager
     async def start(*, sync: bool = True, **overrides: Any) -> AsyncIterator[QuizTutorBot]:
         overrides.setdefault("database_url", db_url)
+        # These tests restart the bot within seconds: no IDENTIFY spacing, neither
+        # Discord's (`run_bot`) nor the bot's (tests/test_identify.py covers both).
+        overrides.setdefault("identify_spacing_s", 0)
         bot = QuizTutorBot(make_settings(tmp_path, **overrides))
         async with run_bot(bot) as running:
             if sync:
