@@ -92,6 +92,22 @@ async def test_sigterm_when_ready(discord_fake: FakeDiscord, tmp_path: Path, db_
     clean_log(bot)
 
 
+async def test_sigterm_at_ready_while_the_daily_start_up_runs(
+    discord_fake: FakeDiscord, tmp_path: Path, db_url: str
+) -> None:
+    """The daily start-up (reading reactions, a catch-up post) begins at READY; a stop
+    then used to leave it holding a database connection, and the process never ended."""
+    await preconfigure_daily(db_url, discord_fake)
+    bot = await BotProcess(bot_env(discord_fake.env(), db_url), tmp_path / "bot.log").start()
+    try:
+        await discord_fake.wait_connected(WAIT)
+        await sigterm(bot)
+    finally:
+        if bot.proc is not None and bot.proc.returncode is None:
+            await bot.kill()
+    assert integrity(db_url) == ["ok"]
+
+
 async def test_sigterm_in_a_reaction_flood_commits_what_it_took(
     discord_fake: FakeDiscord, tmp_path: Path, db_url: str
 ) -> None:

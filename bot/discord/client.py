@@ -69,6 +69,8 @@ class QuizTutorBot(commands.AutoShardedBot):
         self._ready_logged = False
         self.setup_started = False  # set once logged in: failures after it are not Discord's
         self._max_concurrency: int | None = None  # GET /gateway/bot's, read at the first IDENTIFY
+        # Start-up work of the cogs (e.g. the daily driver's): ended before the services.
+        self.background: set[asyncio.Task[None]] = set()
 
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process runs the shard of `guild_id` (Discord's formula)."""
@@ -149,6 +151,9 @@ class QuizTutorBot(commands.AutoShardedBot):
             if services.demos is not None:
                 # While Discord can still be reached: the member of a running demo is told.
                 await services.demos.close()
+            for task in self.background:
+                task.cancel()
+            await asyncio.gather(*self.background, return_exceptions=True)
         await super().close()
         if services is not None:
             await services.close()

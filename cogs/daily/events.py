@@ -53,6 +53,9 @@ class DailyCog(commands.Cog):
     async def cog_load(self) -> None:
         if self.jobs is not None:
             self._start = asyncio.create_task(self._start_jobs(self.jobs), name="daily-start")
+            # A stop during the start-up ends it before the database closes.
+            self.bot.background.add(self._start)
+            self._start.add_done_callback(self.bot.background.discard)
 
     async def cog_unload(self) -> None:
         if self._start is not None and not self._start.done():
