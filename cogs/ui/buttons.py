@@ -106,8 +106,9 @@ async def run_demo_for(
         log.warning("demo timed out", extra=log_context(interaction))
         return
     except DemoRunnerClosed:
-        # The bot is shutting down: tell the member if Discord can still be reached.
-        with contextlib.suppress(RuntimeError, discord.HTTPException):
+        # The bot is shutting down: tell the member if Discord can still be reached (its
+        # HTTP session may be closing meanwhile: best effort, whatever the failure).
+        with contextlib.suppress(Exception):
             await interaction.edit_original_response(
                 content=ERROR_PREFIX + t("demo.crashed", locale)
             )
