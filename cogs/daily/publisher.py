@@ -6,7 +6,7 @@ Partial messageables need no guild cache, so this works during setup_hook and wi
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -18,6 +18,7 @@ from bot.core.i18n import t
 from bot.core.quizbank import Question
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.ui.buttons import ShowDemoButton
+from cogs.ui.lookback import find_own_reply
 from cogs.ui.report import ReportButton
 
 if TYPE_CHECKING:
@@ -105,6 +106,12 @@ class DiscordPublisher:
         )
         return await self._send(
             post.channel_id, post.guild_id, embed=embed, reference=reference, view=view, nonce=nonce
+        )
+
+    async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
+        assert post.message_id is not None
+        return await find_own_reply(
+            self.bot, post.channel_id, post.guild_id, post.message_id, since
         )
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 
 from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
@@ -68,3 +69,9 @@ class Announcements:
         locale = config.locale if config is not None else DEFAULT_LOCALE
         summary = RevealSummary.from_json(post.summary)
         return await self.publisher.reveal(post, summary, locale, nonce(item.kind, item.id))
+
+    async def find_reveal(self, item: Outbox, since: datetime) -> int | None:
+        """The reveal an attempt of unknown outcome may have left: the bot's reply to the
+        post, sent after `since` (the outbox asks before sending the reveal again)."""
+        post = await self._owed_post(item)
+        return await self.publisher.find_reveal(post, since)
