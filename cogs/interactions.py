@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.storage.retry import is_transient, outage
 from cogs.ui.buttons import ShowDemoButton
 from cogs.ui.modals import ModalRouter, add_modals
 from cogs.ui.notices import deliver_pending
@@ -29,7 +30,12 @@ class OwedNotices(commands.Cog):
     ) -> None:
         try:
             await deliver_pending(interaction)
-        except Exception:  # the command itself succeeded: never spoil it
+        except Exception as exc:  # the command itself succeeded: never spoil it
+            if is_transient(exc):
+                # The database is away: logged once for the whole outage; the notices
+                # stay owed and go out with a later command.
+                outage.failed("delivering owed notices", exc)
+                return
             log.exception("owed notices not delivered", extra=log_context(interaction))
 
 

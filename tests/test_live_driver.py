@@ -142,3 +142,32 @@ async def test_a_reveal_discord_did_not_take_holds_the_next_question(
     assert kinds == ["question", "reveal", "question"]
     await driver.close()
     await live.close()
+
+
+async def test_a_reveal_discord_took_without_answering_is_found_not_sent_again(
+    open_db: Callable[[], Awaitable[Database]], bank: QuizBank
+) -> None:
+    # Discord takes the reveal but its answer is lost: the outcome is unknown, so the
+    # retry (after the nonce window, as far as the publisher knows) looks in the thread
+    # for the bot's reply to the question first, records it, and sends nothing.
+    clock = Clock(datetime.now(UTC) + timedelta(seconds=2))
+    live, driver, publisher = await process(open_db, bank, clock=clock)
+    publisher.unanswered_reveals = 1
+    round_id = await open_round(live, questions=2)
+    await driver.sweep()
+    await live.join(round_id, 201, THREAD)
+    await live.start_now(round_id, HOST, False, THREAD)
+    await until(lambda: publisher.of("question"), "question 1")
+    await answer_all(live, round_id, 1, [201])
+    await until(lambda: publisher.unanswered_reveals == 0, "the reveal without an answer")
+    sql = "SELECT attempts FROM outbox WHERE kind = 'live-reveal' AND unsure_since IS NOT NULL"
+    while await rows(live.db, sql) != [(1,)]:
+        await asyncio.sleep(0.01)  # a poll interval, not a synchronisation point
+    clock.now += timedelta(seconds=6)  # the outbox's retry is due
+    await until(lambda: len(publisher.of("question")) == 2, "question 2, after the reveal")
+    assert len(publisher.of("reveal")) == 1  # found in the thread, not sent again
+    assert publisher.of("lookback") == [publisher.of("question")[0][1]]
+    sql = "SELECT message_id FROM outbox WHERE kind = 'live-reveal' AND delivered_at IS NOT NULL"
+    assert [r[0] for r in await rows(live.db, sql)] == list(publisher.replies.values())
+    await driver.close()
+    await live.close()

@@ -74,6 +74,13 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(
         default=None, ge=1, description="Total shards across all processes."
     )
+    identify_spacing_s: float = Field(
+        default=6.0,
+        ge=0,
+        le=60,
+        description="Seconds between two IDENTIFYs of one Discord bucket across processes "
+        "(Discord allows one per 5 s); 0 behind a gateway proxy that paces them itself.",
+    )
     shard_ids: list[int] | None = Field(
         default=None, description="The shards this process runs, as a JSON list."
     )

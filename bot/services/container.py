@@ -10,8 +10,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from datetime import datetime
 
 from bot.core.cooldowns import Cooldown
 from bot.core.quizbank import QuizBank
@@ -23,11 +22,13 @@ from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
 from bot.services.generated import InstancePool
+from bot.services.identify import IdentifyGate
 from bot.services.live import LiveRounds
 from bot.services.memory import CHECK_EVERY, MemoryModels
 from bot.services.progress import ProgressReports
 from bot.services.reminders import REMINDERS_SEND_S, Reminders
 from bot.services.reports import Notices, Reports
+from bot.services.scheduling import DrainingScheduler
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
 from bot.services.suggestions import Suggestions
@@ -52,7 +53,7 @@ class Services:
     live: LiveRounds
     demos: DemoRunner | None
     generated: InstancePool
-    scheduler: AsyncIOScheduler
+    scheduler: DrainingScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
     demo_cooldown: Cooldown
@@ -64,6 +65,10 @@ class Services:
     fits: bool = False  # whether this process runs the weekly fits (DEMO_WORKER=true)
     charts: ChartRenderer = field(default_factory=ChartRenderer)
     demo_warmup: asyncio.Task[None] | None = None
+    # Where the daily driver and the outbox decide (tests shift it: testkit.processes).
+    clock: Callable[[], datetime] = utcnow
+    identify: IdentifyGate | None = None  # IDENTIFY turns shared with the other shards
+    closed: bool = False
 
     def demo_state(self, configured_device: str) -> str:
         """The demo worker's state for the `ready:` log line."""
@@ -134,8 +139,13 @@ class Services:
         self.scheduler.start()
 
     async def close(self) -> None:
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+        """Once: let running jobs finish, write what is queued, stop the children."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.scheduler.stop()
+        if self.demo_warmup is not None and not self.demo_warmup.done():
+            self.demo_warmup.cancel()
         await self.live.close()  # releases the rounds it drives, writes every queued answer
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
@@ -153,7 +163,7 @@ def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
         log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)
 
 
-async def start_services(settings: Settings) -> Services:
+async def start_services(settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Services:
     """Open the database (migrating it), load the quizzes, start the answer writer and,
     alongside the gateway login, the demo worker."""
     async with opening_errors(settings.database_url):
@@ -166,7 +176,7 @@ async def start_services(settings: Settings) -> Services:
     await suggestions.load()
     reports = Reports(db, bank)
     await reports.load()
-    daily = DailyService(db, bank)
+    daily = DailyService(db, bank, clock=clock)
     await daily.start()
     demos: DemoRunner | None = None
     warmup: asyncio.Task[None] | None = None
@@ -201,7 +211,7 @@ async def start_services(settings: Settings) -> Services:
         live=live,
         demos=demos,
         generated=pool,
-        scheduler=AsyncIOScheduler(timezone="UTC"),
+        scheduler=DrainingScheduler(),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),
         demo_warmup=warmup,
@@ -211,4 +221,6 @@ async def start_services(settings: Settings) -> Services:
         memory=MemoryModels(db),
         reminders=Reminders(db, sessions.reviews),
         fits=settings.demo_worker,
+        clock=clock,
+        identify=IdentifyGate(db, settings.identify_spacing_s),
     )

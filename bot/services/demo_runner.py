@@ -24,6 +24,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from bot.core.errors import UserError
@@ -153,6 +154,7 @@ class DemoRunner:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="demo-runner")
         self._worker: _Worker | None = None
         self._restart_task: asyncio.Task[None] | None = None
+        self._spawning: BaseProcess | None = None  # a worker being started (close kills it)
         self._start_lock = asyncio.Lock()
         self._waiters: collections.deque[_Waiter] = collections.deque()
         self._busy = False
@@ -234,6 +236,14 @@ class DemoRunner:
             w = self._waiters.popleft()
             if not w.future.done():
                 w.future.set_exception(DemoRunnerClosed("runner closed while waiting"))
+        # A worker still starting (torch imports) or busy with a demo holds the runner's
+        # thread: end it at once, so the thread frees and shutdown takes no longer.
+        for process in (
+            self._spawning,
+            self._worker.process if self._busy and self._worker else None,
+        ):
+            if process is not None and process.is_alive():
+                process.kill()
         if self._restart_task is not None:
             with contextlib.suppress(Exception):
                 await self._restart_task
@@ -303,8 +313,12 @@ class DemoRunner:
             daemon=True,
         )
         process.start()
+        self._spawning = process
         child_conn.close()  # only the child holds it now: EOF if the child dies
-        reply = _wait_reply(parent_conn, process.sentinel, self.start_timeout)
+        try:
+            reply = _wait_reply(parent_conn, process.sentinel, self.start_timeout)
+        finally:
+            self._spawning = None
         if reply is not None and reply[0] == "ready":
             info = dict(reply[1], pid=process.pid)
             log.info("demo worker ready: %s", info)
@@ -400,6 +414,8 @@ class DemoRunner:
                 worker.process.join(1)
                 code = worker.process.exitcode
                 self._kill_and_restart()
+                if self._closed:
+                    raise DemoRunnerClosed(f"demo {name!r} stopped: the bot is shutting down")
                 raise DemoCrashed(
                     f"demo worker died (exit code {code}) while running {what}; restarted"
                 )

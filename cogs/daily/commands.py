@@ -13,7 +13,6 @@ from discord.ext import commands
 from bot.core.daily.types import BUTTONS, REACTIONS
 from bot.core.i18n import t
 from bot.core.outbox import Owed
-from bot.core.text import clip
 from bot.services.charts import class_chart
 from bot.services.daily import DailyJobs
 from cogs.common import (
@@ -24,9 +23,10 @@ from cogs.common import (
     timezone_choices,
     topic_choices,
 )
+from cogs.daily.owed import owed_text, retry_reveals_text
 from cogs.ui.learning_embeds import memory_embed
 from cogs.ui.replies import send_ephemeral
-from cogs.ui.style import EMBED_FIELD_MAX, discord_time, message_link
+from cogs.ui.style import discord_time, message_link
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
@@ -191,31 +191,8 @@ class DailyCommands(commands.Cog):
         if status is None:
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
-        owed = await self._owed_text(guild_id, locale)
+        owed = await owed_text(self._jobs(), guild_id, locale, self._jobs().clock())
         await self._reply(interaction, notice, embed=status_embed(status, locale, owed))
-
-    async def _owed_text(self, guild_id: int, locale: str) -> str:
-        """What the outbox still owes this server's channel (after failed sends)."""
-        lines = []
-        for item in await self._jobs().outbox.pending(guild_id):
-            if item.attempts == 0 or item.post_id is None:
-                continue  # being sent right now
-            post = await self._jobs().daily.posts.get(item.post_id)
-            if post is None:
-                continue
-            lines.append(
-                t(
-                    "daily.owed_value",
-                    locale,
-                    what=t(f"daily.owed_{item.kind}", locale),
-                    day=post.day.isoformat(),
-                    link=message_link(guild_id, post.channel_id, post.message_id),
-                    attempts=item.attempts,
-                    next=discord_time(item.due_at),
-                    error=clip(item.last_error or "?", 200),
-                )
-            )
-        return clip("\n".join(lines), EMBED_FIELD_MAX)
 
     @manage_server
     @daily.command(name="off", description="Stop the daily question")
@@ -264,7 +241,9 @@ class DailyCommands(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         summary = await self._jobs().reveal_open(guild_id)
         if summary is None:
-            await self._reply(interaction, notice, t("daily.nothing_open", locale))
+            # Settled already; its announcement may still be owed: an explicit retry.
+            retried = await retry_reveals_text(self._jobs(), guild_id, locale)
+            await self._reply(interaction, notice, retried or t("daily.nothing_open", locale))
             return
         text = t("daily.revealed", locale, correct=summary.correct, answered=summary.answered)
         owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)

@@ -7,6 +7,7 @@ Partial messageables need no guild cache, so this works during setup_hook and wi
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -21,6 +22,7 @@ from bot.core.text import clip
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.daily.buttons import answer_view
 from cogs.ui.buttons import ShowDemoButton
+from cogs.ui.lookback import find_own_reply
 from cogs.ui.report import ReportButton
 
 if TYPE_CHECKING:
@@ -133,6 +135,12 @@ class DiscordPublisher:
         )
         return await self._send(
             post.channel_id, post.guild_id, embed=embed, reference=reference, view=view, nonce=nonce
+        )
+
+    async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
+        assert post.message_id is not None
+        return await find_own_reply(
+            self.bot, post.channel_id, post.guild_id, post.message_id, since
         )
 
     async def _close_buttons(self, post: DailyPost, n_choices: int) -> None:

@@ -27,6 +27,7 @@ from cogs.ui.live_embeds import (
     scoreboard_embed,
     thread_name,
 )
+from cogs.ui.lookback import find_own_reply
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
@@ -132,6 +133,13 @@ class DiscordLivePublisher:
         embed = reveal_embed(question, reveal)
         sent = await refused_as(lambda: channel.send(embed=embed, nonce=nonce, **extra))
         return sent.id
+
+    async def find_reveal(
+        self, round: RoundView, question_message_id: int, since: datetime
+    ) -> int | None:
+        return await find_own_reply(
+            self.bot, round.thread_id, round.guild_id, question_message_id, since
+        )
 
     async def post_scoreboard(self, board: Scoreboard, nonce: str, in_channel: bool) -> int:
         view = board.round

@@ -20,9 +20,15 @@ class MetaRoutes:
     # Provided by FakeDiscord.
     bot_user: FakeUser
     gateway: Gateway
+    max_concurrency: int
 
     async def _get_gateway_bot(self, call: Call, body: _Body) -> web.StreamResponse:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        limit = {
+            "total": 1000,
+            "remaining": 999,
+            "reset_after": 0,
+            "max_concurrency": self.max_concurrency,
+        }
         return _json(
             {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": limit}
         )

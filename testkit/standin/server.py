@@ -20,7 +20,7 @@ import collections
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -67,6 +67,10 @@ from .routes_reactions import ReactionsRoutes
 from .routes_threads import ThreadsRoutes
 
 # Shaped like a bot token (three base64 parts), as `quiztutor run` checks before connecting.
+# Discord: one IDENTIFY per bucket per 5 s.
+IDENTIFY_WINDOW_S = 5.0
+# Discord keeps a message nonce "for a few minutes".
+NONCE_WINDOW_S = 300.0
 TOKEN = "MTAwMDAwMDAwMDAwMDAwMDAx.GstNdn.c3RhbmQtaW4tdG9rZW4tZm9yLXRlc3Rz"
 
 
@@ -122,6 +126,15 @@ class FakeDiscord(
             collections.deque
         )
         self.enforce_ack_deadline = True
+        # GET /gateway/bot's session_start_limit.max_concurrency, and the IDENTIFY window
+        # the gateway enforces per bucket (0 turns the check off).
+        self.max_concurrency = 1
+        self.identify_window_s = IDENTIFY_WINDOW_S
+        # Discord's nonce de-duplication window (a few minutes), under the test's control.
+        self.nonce_window_s = NONCE_WINDOW_S
+        # Awaited after a bot's message is stored and before Discord answers: a test can
+        # kill the bot there (Discord has the message, the bot never learns its id).
+        self.after_message_stored: Callable[[FakeMessage], Awaitable[None]] | None = None
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self._ws_clients: set[web.WebSocketResponse] = set()
         self._waiters: set[asyncio.Future[None]] = set()

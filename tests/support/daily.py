@@ -13,8 +13,9 @@ from sqlmodel import select
 from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.core.daily.types import BUTTONS, shown_position
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import DailyJobs
-from bot.storage import DailyAnswer, DailyPost
+from bot.services.daily import DailyJobs, DailyService
+from bot.storage import DailyAnswer, DailyPost, Database
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from testkit.standin import FakeMessage
 from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
@@ -130,3 +131,17 @@ async def answer_as(
         return reply.content
     await fake.react(message, user, ANSWER_EMOJI[position])
     return None
+
+
+async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:
+    """What `/daily setup` stores, written before the bot starts: a post time 2 min ago
+    in a zone where it is about noon, so the bot's start-up catch-up posts today's."""
+    zone, time = passed_today()
+    db = await Database.open(db_url)
+    try:
+        daily_service = DailyService(db, load_bank([SHIPPED_DIR]))
+        await daily_service.configs.configure(
+            fake.guild.id, fake.channel2.id, time, zone, locale="en"
+        )
+    finally:
+        await db.close()

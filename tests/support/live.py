@@ -130,11 +130,14 @@ async def rows_become(db: Database, sql: str, expected: list[Any], wait_s: float
 
 class RecordingPublisher:
     """A `LivePublisher` without Discord: records what a driver sent, in order. `broken`
-    makes the next N reveals fail with a server error (the outbox retries them)."""
+    makes the next N reveals fail with a server error (the outbox retries them);
+    `unanswered_reveals` makes Discord take the next N but their answers get lost."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []
         self.broken_reveals = 0
+        self.unanswered_reveals = 0
+        self.replies: dict[int | None, int] = {}  # question message id -> its reveal's
         self._next_id = 10_000
 
     def _id(self) -> int:
@@ -163,7 +166,17 @@ class RecordingPublisher:
             self.broken_reveals -= 1
             raise RuntimeError("503 Service Unavailable")
         self.events.append(("reveal", (reveal.number, nonce)))
-        return self._id()
+        message_id = self._id()
+        self.replies[reveal.message_id] = message_id
+        if self.unanswered_reveals:
+            # Discord took it, but its answer never arrived (a timeout, a reset).
+            self.unanswered_reveals -= 1
+            raise TimeoutError("no answer from Discord")
+        return message_id
+
+    async def find_reveal(self, round: Any, question_message_id: int, since: Any) -> int | None:
+        self.events.append(("lookback", question_message_id))
+        return self.replies.get(question_message_id)
 
     async def post_scoreboard(self, board: Any, nonce: str, in_channel: bool) -> int:
         self.events.append(("scoreboard", (board, nonce)))

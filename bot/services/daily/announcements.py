@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 
 from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
@@ -77,6 +78,12 @@ class Announcements:
             post, question, summary, locale, nonce(item.kind, item.id)
         )
 
+    async def find_reveal(self, item: Outbox, since: datetime) -> int | None:
+        """The reveal an attempt of unknown outcome may have left: the bot's reply to the
+        post, sent after `since` (the outbox asks before sending the reveal again)."""
+        post = await self._owed_post(item)
+        return await self.publisher.find_reveal(post, since)
+
     async def send_discussion(self, item: Outbox) -> int | None:
         post = await self._owed_post(item)
         locale = await self._locale(post.guild_id)
@@ -94,6 +101,9 @@ class Announcements:
                     extra={"guild_id": post.guild_id, "message_id": post.message_id},
                 )
             raise
+
+    # No finder for the thread: resending is harmless (Discord refuses a second thread
+    # on a message with 160004, which `open_discussion` counts as opened).
 
     async def _locale(self, guild_id: int) -> str:
         config = await self.daily.configs.get(guild_id)

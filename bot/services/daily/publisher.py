@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from bot.core.daily.types import RevealSummary
@@ -37,6 +38,11 @@ class DailyPublisher(Protocol):
     ) -> int:
         """Answer the post with the correct choice, distribution and records (`question`
         None: it left the bank); the reply's id. A buttons post's buttons are disabled."""
+        ...
+
+    async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
+        """The id of a reveal of `post` already in the channel, sent after `since` (a bounded
+        look at the channel's messages from then on), or None."""
         ...
 
     async def open_discussion(self, post: DailyPost, question: Question | None, locale: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 
 from bot.core.errors import PublishRefused, StopReason
 from bot.core.live import TOP, EndReason, distribution, fastest, rank
@@ -75,6 +76,17 @@ class LiveAnnouncements:
         except PublishRefused as refused:
             await self._gone(row, refused)
             raise
+
+    async def find_reveal(self, item: Outbox, since: datetime) -> int | None:
+        """The reveal an attempt of unknown outcome may have left in the thread (the
+        outbox asks before sending it again); a reveal replies to its question."""
+        assert item.number is not None
+        row = await self._round(item)
+        assert row.id is not None
+        question = await results.question(self.db, row.id, item.number)
+        if question is None or question.message_id is None:
+            return None
+        return await self.publisher.find_reveal(RoundView.of(row), question.message_id, since)
 
     async def send_scoreboard(self, item: Outbox) -> int | None:
         assert item.id is not None

@@ -72,6 +72,7 @@ class LiveDriver:
         self.announcements = LiveAnnouncements(self.db, publisher, self.wake)
         self.outbox.senders[Owed.LIVE_REVEAL] = self.announcements.send_reveal
         self.outbox.senders[Owed.LIVE_END] = self.announcements.send_scoreboard
+        self.outbox.finders[Owed.LIVE_REVEAL] = self.announcements.find_reveal
         self.edits = ThrottledEdits(EDIT_EVERY_S, self._edit_refused)
         self.pause = timedelta(seconds=PAUSE_S)
         self.lease = LEASE  # renewed every third of it while this process drives a round

@@ -91,7 +91,16 @@ class LivePublisher(Protocol):
 
     async def edit_lobby(self, round: RoundView, message_id: int, started: bool) -> None: ...
 
-    async def post_reveal(self, reveal: Reveal, nonce: str) -> int: ...
+    async def post_reveal(self, reveal: Reveal, nonce: str) -> int:
+        """The reveal, as a reply to the question's message when there is one."""
+        ...
+
+    async def find_reveal(
+        self, round: RoundView, question_message_id: int, since: datetime
+    ) -> int | None:
+        """The bot's reply to the question sent after `since` (a reveal an attempt of
+        unknown outcome may have left), or None."""
+        ...
 
     async def post_scoreboard(self, board: Scoreboard, nonce: str, in_channel: bool) -> int:
         """The scoreboard in the round's thread, or (in_channel) in the channel where the

@@ -14,6 +14,7 @@ from bot.storage.models.community import (
     Suggestion,
 )
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.storage.models.gateway import IdentifyBucket
 from bot.storage.models.learning import MemberActivity, MemoryModel, Reminder
 from bot.storage.models.live import LiveAnswer, LiveConfig, LivePlayer, LiveQuestion, LiveRound
 from bot.storage.models.outbox import Outbox
@@ -27,6 +28,7 @@ __all__ = [
     "DailyPost",
     "GuildDailyConfig",
     "HiddenQuestion",
+    "IdentifyBucket",
     "LiveAnswer",
     "LiveConfig",
     "LivePlayer",

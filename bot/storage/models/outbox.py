@@ -20,7 +20,9 @@ class Outbox(SQLModel, table=True):
     most one announcement of each kind per post or question, one reminder per member and
     day. Delivery is claimed with a lease (`claimed_by`, `claimed_until`) so one process
     sends it, and a row is done when `delivered_at` (sent) or `gave_up` (refused for good)
-    is set.
+    is set. `unsure_since` is the start of the earliest attempt whose outcome is unknown
+    (the process died holding the claim, or the send failed without Discord's word that
+    nothing was made): before sending again, the copy Discord may have is looked for.
     """
 
     __tablename__ = "outbox"
@@ -45,6 +47,8 @@ class Outbox(SQLModel, table=True):
     attempts: int = 0
     claimed_by: str | None = Field(default=None, max_length=64)
     claimed_until: datetime | None = when(default=None)
+    claimed_at: datetime | None = when(default=None)
+    unsure_since: datetime | None = when(default=None)
     delivered_at: datetime | None = when(default=None)
     message_id: int | None = snowflake(default=None)
     gave_up: str | None = Field(default=None, max_length=40)
