@@ -386,12 +386,12 @@ async def test_answer_reactions_are_owed_with_the_post_and_retried(
     real = publisher.add_reactions
     failures = 0
 
-    async def flaky(channel_id: int, message_id: int, question_id: str) -> None:
+    async def flaky(channel_id: int, message_id: int, n_choices: int) -> None:
         nonlocal failures
         if failures == 0:
             failures += 1
             raise RuntimeError("502 Bad Gateway")
-        await real(channel_id, message_id, question_id)
+        await real(channel_id, message_id, n_choices)
 
     publisher.add_reactions = flaky  # type: ignore[method-assign]
     await jobs.run_post_job(G1)
