@@ -5,7 +5,7 @@ instance (and the fall-back to written questions when none is ready)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 
 import pytest
@@ -134,11 +134,14 @@ class TakenMeanwhile:
 
 
 @pytest.fixture
-async def gen_daily(open_db: Callable[[], Awaitable[Database]], clock: Clock) -> DailyService:
+async def gen_daily(
+    open_db: Callable[[], Awaitable[Database]], clock: Clock
+) -> AsyncIterator[DailyService]:
     bank = QuizBank([quiz_with_templates("fmt", ("fp16-round",))])
     service = DailyService(await open_db(), bank, clock=clock)
     await service.start()
-    return service
+    yield service
+    await service.close()
 
 
 async def test_a_generated_daily_post_is_graded_by_its_stored_instance(
