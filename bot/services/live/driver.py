@@ -41,7 +41,7 @@ from bot.services.outbox import OutboxService
 from bot.storage import live as rows
 from bot.storage import live_steps as steps
 from bot.storage.models import LiveQuestion, LiveRound
-from bot.storage.retry import retry_transient
+from bot.storage.retry import is_transient, outage, retry_transient
 
 log = logging.getLogger("quiztutor.live")
 
@@ -135,8 +135,11 @@ class LiveDriver:
         while True:
             try:
                 await self.sweep()
-            except Exception:
-                log.exception("looking for live rounds failed")
+            except Exception as exc:
+                if not is_transient(exc):
+                    log.exception("looking for live rounds failed")
+                else:  # the database is away: logged once, the next sweep tries again
+                    outage.failed("looking for live rounds", exc)
             await asyncio.sleep(self.sweep_s)
 
     async def close(self) -> None:
