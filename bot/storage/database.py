@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import math
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -109,6 +110,11 @@ def _set_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    try:  # the class recall's SQL (bot.storage.class_recall) needs exp() and power()
+        cursor.execute("SELECT exp(0.0), power(2.0, 0.5)")
+    except Exception:  # SQLite built without its math functions: Python's stand in
+        dbapi_connection.create_function("exp", 1, math.exp, deterministic=True)
+        dbapi_connection.create_function("power", 2, math.pow, deterministic=True)
     cursor.close()
 
 

@@ -18,8 +18,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.core.daily.recall import days
 from bot.core.review import CardState, Grade, rating_for, review
 from bot.core.times import as_utc
+from bot.storage.class_recall import CardChange, apply_card_changes
 from bot.storage.database import Database
 from bot.storage.models import ReviewCard, ReviewLog
 
@@ -100,9 +102,12 @@ async def _record_chunk(
             cards.user_id.in_({g.user_id for g in todo}),
             cards.question_id.in_({g.question_id for g in todo}),
         )
+        .order_by(cards.user_id, cards.question_id)  # one lock order for every writer
         .with_for_update()
     )
     state = {(r.user_id, r.question_id): r._asdict() for r in rows}
+    changed = {(g.user_id, g.question_id) for g in todo}
+    before = {key: _curve_point(state[key]) for key in changed}
     for grade in todo:
         row = state[(grade.user_id, grade.question_id)]
         rating = rating_for(grade.correct, grade.seconds)
@@ -116,11 +121,22 @@ async def _record_chunk(
             row["lapses"] += 1
             row["last_wrong_at"] = as_utc(grade.when)
         row["open_mistake"] = not grade.correct
-    changed = {(g.user_id, g.question_id) for g in todo}
     await conn.execute(
         _UPDATE_CARD, [{f"b_{k}": v for k, v in state[key].items()} for key in changed]
     )
+    # The class recall of every server counting these members follows their cards.
+    await apply_card_changes(
+        conn,
+        [CardChange(u, q, before[(u, q)], _curve_point(state[(u, q)])) for u, q in changed],
+    )
     return len(todo)
+
+
+def _curve_point(row: dict[str, Any]) -> Any:
+    """(stability, last review in days) of a card row; None for a card not reviewed yet."""
+    if not row["reviews"]:
+        return None
+    return (float(row["card"]["stability"]), days(row["last_review"]))
 
 
 _LOG = SQLModel.metadata.tables[ReviewLog.__tablename__]

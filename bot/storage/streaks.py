@@ -6,11 +6,14 @@ import math
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Float, cast, func, text
+from sqlalchemy import Float, cast, func, or_, text
 from sqlalchemy import select as sa_select
+from sqlalchemy import update as sa_update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.elements import ColumnElement
-from sqlmodel import col, select
+from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.core.streaks import (
@@ -35,19 +38,21 @@ def _int32(value: int) -> int:
 
 
 async def lock_guild_stats(session: AsyncSession, guild_id: int) -> None:
-    """Serialise settles of one guild's member stats until the transaction ends.
+    """Serialise writers of one guild's member stats and class until the transaction ends.
 
-    Settling reads every member row of the guild, then writes them and inserts rows
-    for new members. PostgreSQL runs two such transactions side by side: both read
-    the same streak (an update is lost) and both insert a new member's row (one fails
-    with a UniqueViolation, and that day can never be applied later). Row locks
-    (`SELECT ... FOR UPDATE`) would not cover the rows another settle is inserting,
-    so one advisory lock per guild serialises the whole read-modify-write instead;
-    settles of different guilds still run in parallel. SQLite needs nothing: the
-    settle's first statement (the UPDATE of its post) takes the database's single
-    write lock, held until the commit.
+    Settles of one guild already run one at a time and in day order (the claim of a post
+    waits for the guild's earlier posts: `bot.storage.daily.settle`); this advisory lock
+    also keeps `class_recall.fold` of the guild out of a settle's way on PostgreSQL, and
+    guards the stats' read-modify-write should anything else settle. Settles and folds
+    of different guilds still run in parallel. SQLite needs nothing: the settle's first
+    statement (the UPDATE of its post) takes the database's single write lock, held
+    until the commit.
     """
-    connection = await session.connection()
+    await lock_guild(await session.connection(), guild_id)
+
+
+async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
+    """`lock_guild_stats` on a connection (a no-op on SQLite)."""
     if connection.dialect.name != "postgresql":
         return
     # Snowflakes are 64-bit: fold them into the lock's 32-bit second key. A collision
@@ -59,6 +64,11 @@ async def lock_guild_stats(session: AsyncSession, guild_id: int) -> None:
     )
 
 
+_STATS = SQLModel.metadata.tables[MemberStats.__tablename__]
+# Member ids per IN list (SQLite binds at most 32766 parameters per statement).
+CHUNK = 500
+
+
 async def settle_day(
     session: AsyncSession,
     guild_id: int,
@@ -66,39 +76,90 @@ async def settle_day(
     outcomes: dict[int, bool],
     now: datetime,
 ) -> list[SettledMember]:
-    """Apply one settled question to every member of the guild (in the caller's transaction).
+    """Apply one settled question to the guild's members (in the caller's transaction).
 
     `outcomes` maps each answering member to whether they were right; everyone else
-    with stats in the guild missed it. A day older than a member's last settled day
-    changes nothing for them (settling out of order must not rewrite history).
+    with a running streak in the guild missed it. Set-based, so the work follows the
+    day's answers, not the guild's size: the answering members' rows are read, moved by
+    the rule (`apply_outcome`) and written back in one multi-row upsert; the streaks of
+    the others end in one UPDATE over the streak index. A member whose last settled day
+    is this day or later is left alone (settling out of order must not rewrite history).
+    Returns the answering members whose stats moved.
     """
     await lock_guild_stats(session, guild_id)
-    rows = (await session.exec(select(MemberStats).where(MemberStats.guild_id == guild_id))).all()
-    known = {row.user_id: row for row in rows}
-    for user_id in outcomes.keys() - known.keys():
-        stats = MemberStats(guild_id=guild_id, user_id=user_id)
-        session.add(stats)
-        known[user_id] = stats
-    settled: list[SettledMember] = []
-    for user_id, stats in known.items():
-        if stats.last_settled_day is not None and stats.last_settled_day >= day:
-            continue
-        if user_id in outcomes:
-            outcome = Outcome.CORRECT if outcomes[user_id] else Outcome.WRONG
-        else:
-            outcome = Outcome.MISSED
-        update = apply_outcome(
-            StreakState(stats.current_streak, stats.longest_streak, stats.answered, stats.correct),
-            outcome,
+    conn = await session.connection()
+    stats = _STATS.c
+    known: dict[int, Any] = {}
+    users = sorted(outcomes)
+    for start in range(0, len(users), CHUNK):
+        rows = await conn.execute(
+            sa_select(
+                stats.user_id,
+                stats.current_streak,
+                stats.longest_streak,
+                stats.answered,
+                stats.correct,
+                stats.last_settled_day,
+            ).where(stats.guild_id == guild_id, stats.user_id.in_(users[start : start + CHUNK]))
         )
-        stats.current_streak = update.state.current
-        stats.longest_streak = update.state.longest
-        stats.answered = update.state.answered
-        stats.correct = update.state.correct
-        stats.last_settled_day = day
-        stats.updated_at = now
+        known.update((row.user_id, row) for row in rows)
+    settled: list[SettledMember] = []
+    values: list[dict[str, Any]] = []
+    for user_id in users:
+        row = known.get(user_id)
+        if row is not None and row.last_settled_day is not None and row.last_settled_day >= day:
+            continue
+        state = (
+            StreakState(row.current_streak, row.longest_streak, row.answered, row.correct)
+            if row is not None
+            else StreakState()
+        )
+        update = apply_outcome(state, Outcome.CORRECT if outcomes[user_id] else Outcome.WRONG)
+        values.append(
+            {
+                "guild_id": guild_id,
+                "user_id": user_id,
+                "current_streak": update.state.current,
+                "longest_streak": update.state.longest,
+                "answered": update.state.answered,
+                "correct": update.state.correct,
+                "last_settled_day": day,
+                "updated_at": now,
+            }
+        )
         settled.append(SettledMember(user_id, update))
+    if values:
+        insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        upsert = insert(_STATS)
+        await conn.execute(
+            upsert.on_conflict_do_update(
+                index_elements=["guild_id", "user_id"],
+                set_={name: upsert.excluded[name] for name in _MOVED},
+            ),
+            values,
+        )
+    # Everyone else with a running streak missed the day (the answering members are on
+    # this day already). Members without a streak have nothing to lose.
+    await conn.execute(
+        sa_update(_STATS)
+        .where(
+            stats.guild_id == guild_id,
+            stats.current_streak > 0,
+            or_(stats.last_settled_day.is_(None), stats.last_settled_day < day),
+        )
+        .values(current_streak=0, last_settled_day=day, updated_at=now)
+    )
     return settled
+
+
+_MOVED = (
+    "current_streak",
+    "longest_streak",
+    "answered",
+    "correct",
+    "last_settled_day",
+    "updated_at",
+)
 
 
 async def member_streak(db: Database, guild_id: int, user_id: int) -> MemberStreak:

@@ -21,11 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timedelta
-from typing import Any, cast
-
-from fsrs import Card
-from fsrs.card import CardDict
+from datetime import date, timedelta
+from typing import Any
 
 from bot.core.errors import UserError
 from bot.core.review import SCHEDULER
@@ -140,12 +137,3 @@ def choose(
 def recent_questions(history: Sequence[tuple[date, str]], day: date, window: int) -> set[str]:
     since = day - timedelta(days=window)
     return {q for d, q in history if since <= d < day}
-
-
-def mean_recalls(rows: Sequence[tuple[str, Any]], now: datetime) -> dict[str, Signal]:
-    """The mean fsrs retrievability now of each question's cards."""
-    recalls: dict[str, list[float]] = {}
-    for question_id, data in rows:
-        card = Card.from_dict(cast(CardDict, data))
-        recalls.setdefault(question_id, []).append(SCHEDULER.get_card_retrievability(card, now))
-    return {q: Signal(sum(r) / len(r), CARDS, len(r)) for q, r in recalls.items()}

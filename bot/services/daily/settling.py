@@ -1,9 +1,11 @@
 """Settling a day: close the post in this process, write the answers still queued, then
-settle it in the database (`bot.storage.daily.settle`: streaks, review cards, the reveal's
-summary and the reveal owed, in one transaction)."""
+settle it in the database (`bot.storage.daily.settle`: streaks, review cards, tallies,
+the reveal's summary and the reveal owed, in one transaction), the server's earlier open
+posts first; then fold the day's new members into the class recall."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 
@@ -11,7 +13,13 @@ from bot.core.daily.types import RevealSummary
 from bot.services.daily.answers import DailyAnswers
 from bot.services.daily.open_posts import OpenPosts
 from bot.storage import AnswerWriter, Database
-from bot.storage.daily.settle import settle_post
+from bot.storage.class_recall import fold
+from bot.storage.daily.settle import SettleBlocked, settle_post
+
+log = logging.getLogger(__name__)
+# A post whose earlier post was settled by someone else between two looks: try again
+# (each try waits for that settle's commit, so a few are plenty).
+TRIES = 20
 
 
 class DailySettling:
@@ -40,6 +48,22 @@ class DailySettling:
         # Answers graded before the close may still sit in the writer's queue: they
         # must count in this reveal and in the streaks it settles.
         await self.writer.flush()
-        post, summary = await settle_post(self.db, post_id, now, self.answers.grading)
+        for _ in range(TRIES):
+            try:
+                post, summary = await settle_post(self.db, post_id, now, self.answers.grading)
+                break
+            except SettleBlocked as blocked:
+                # A later day never overtakes an earlier open one: that one first (its
+                # reveal is owed with it and goes out through the outbox).
+                if blocked.earlier != post_id:
+                    await self.settle(blocked.earlier, now)
+        else:
+            raise RuntimeError(f"daily post {post_id}: earlier posts kept changing")
         self.open_posts.forget(post)
+        try:
+            await fold(self.db, post.guild_id, now)
+        except Exception:  # the next choice folds them in
+            log.exception(
+                "folding new members into the class failed", extra={"guild_id": post.guild_id}
+            )
         return summary

@@ -4,6 +4,14 @@ Alembic's autogenerate and the schema test compare `SQLModel.metadata` (all of t
 modules) with the migrations in `bot/storage/migrations`.
 """
 
+from bot.storage.models.aggregates import (
+    ClassMember,
+    ClassRecall,
+    QuestionTally,
+    WeekMember,
+    WeekTally,
+    WrongTally,
+)
 from bot.storage.models.base import UTCDateTime
 from bot.storage.models.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
 from bot.storage.models.outbox import Outbox
@@ -11,15 +19,21 @@ from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
 from bot.storage.models.review import ReviewCard, ReviewLog
 
 __all__ = [
+    "ClassMember",
+    "ClassRecall",
     "CustomQuiz",
     "DailyAnswer",
     "DailyPost",
     "GuildDailyConfig",
     "MemberStats",
     "Outbox",
+    "QuestionTally",
     "QuizResult",
     "QuizSession",
     "ReviewCard",
     "ReviewLog",
     "UTCDateTime",
+    "WeekMember",
+    "WeekTally",
+    "WrongTally",
 ]

@@ -46,6 +46,9 @@ class DailyPost(SQLModel, table=True):
     __table_args__ = (
         sa.UniqueConstraint("guild_id", "day", name="uq_daily_post_guild_day"),
         sa.Index("ix_daily_post_open", "settled", "reveal_at"),
+        # A server's unsettled posts before a day (the settle's day order), without
+        # walking its history.
+        sa.Index("ix_daily_post_guild_open", "guild_id", "settled", "day"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -71,6 +74,8 @@ class DailyAnswer(SQLModel, table=True):
     """PK(post_id, user_id): a member's first reaction is their answer."""
 
     __tablename__ = "daily_answer"
+    # A member's daily answers (`/me`) without reading every post's answers.
+    __table_args__ = (sa.Index("ix_daily_answer_user", "user_id", "post_id"),)
 
     post_id: int = Field(foreign_key="daily_post.id", primary_key=True, ondelete="CASCADE")
     user_id: int = Field(
