@@ -35,8 +35,9 @@ BENCHMARKS = (
     "schedule",
     "shards",
     "charts",
+    "scale",
 )
-DB_BOUND = ("reactions", "steady", "schedule", "shards")
+DB_BOUND = ("reactions", "steady", "schedule", "shards", "scale")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

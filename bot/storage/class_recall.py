@@ -264,31 +264,30 @@ async def _fold_chunk(
 
 
 async def _add_to_sums(
-    conn: AsyncConnection, deltas: dict[tuple[int, str], tuple[int, list[float]]], at: float
+    conn: AsyncConnection, deltas: dict[tuple[int, str], tuple[int, Sequence[float]]], at: float
 ) -> None:
     """Add (cards, sums at `at`) to each (server, question)'s row, creating missing rows."""
     keys = sorted(deltas)
-    await conn.execute(
-        _insert(conn)(_RECALL).on_conflict_do_nothing(),
-        [
-            {"guild_id": g, "question_id": q, "cards": 0, "sums": SUMS.zeros(), "as_of": _as_of(at)}
-            for g, q in keys
-        ],
-    )
-    rows = await conn.execute(
-        select(_RECALL)
-        .where(
-            _RECALL.c.guild_id.in_({g for g, _ in keys}),
-            _RECALL.c.question_id.in_({q for _, q in keys}),
+    rows = await _lock_sums(conn, keys)
+    missing = [key for key in keys if key not in rows]
+    if missing:  # created empty (a concurrent creator's row wins), then locked
+        await conn.execute(
+            _insert(conn)(_RECALL).on_conflict_do_nothing(),
+            [
+                {
+                    "guild_id": g,
+                    "question_id": q,
+                    "cards": 0,
+                    "sums": SUMS.zeros(),
+                    "as_of": _as_of(at),
+                }
+                for g, q in missing
+            ],
         )
-        .order_by(_RECALL.c.guild_id, _RECALL.c.question_id)
-        .with_for_update()
-    )
+        rows.update(await _lock_sums(conn, missing))
     out = []
-    for row in rows:
-        key = (row.guild_id, row.question_id)
-        if key not in deltas:
-            continue
+    for key in keys:
+        row = rows[key]
         count, delta = deltas[key]
         since = days(row.as_of)
         to = max(since, at)
@@ -300,12 +299,27 @@ async def _add_to_sums(
                 "k_guild": key[0],
                 "k_question": key[1],
                 "cards": cards,
-                "sums": sums if cards > 0 else SUMS.zeros(),
+                "sums": [float(x) for x in sums] if cards > 0 else SUMS.zeros(),
                 "as_of": _as_of(to),
             }
         )
     if out:
         await conn.execute(_UPDATE_SUMS, out)
+
+
+async def _lock_sums(conn: AsyncConnection, keys: Sequence[tuple[int, str]]) -> dict[Any, Any]:
+    """The rows of `keys` that exist, locked for update in key order."""
+    found = await conn.execute(
+        select(_RECALL)
+        .where(
+            _RECALL.c.guild_id.in_({g for g, _ in keys}),
+            _RECALL.c.question_id.in_({q for _, q in keys}),
+        )
+        .order_by(_RECALL.c.guild_id, _RECALL.c.question_id)
+        .with_for_update()
+    )
+    wanted = set(keys)
+    return {(r.guild_id, r.question_id): r for r in found if (r.guild_id, r.question_id) in wanted}
 
 
 _UPDATE_SUMS = (
@@ -338,14 +352,22 @@ async def apply_card_changes(conn: AsyncConnection, changes: Sequence[CardChange
     if not guilds:
         return
     at = max(max(c.after[1], c.before[1] if c.before else 0.0) for c in changes)
-    deltas: dict[tuple[int, str], tuple[int, list[float]]] = {}
-    for change in changes:
-        for guild_id in guilds.get(change.user_id, ()):
-            n, sums = deltas.setdefault((guild_id, change.question_id), (0, SUMS.zeros()))
-            if change.before is not None:
-                add_terms(sums, SUMS.terms(*change.before, at), -1.0)
-            add_terms(sums, SUMS.terms(*change.after, at))
-            deltas[(guild_id, change.question_id)] = (n + (change.before is None), sums)
+    counted = [c for c in changes if c.user_id in guilds]
+    after = SUMS.terms_many([c.after[0] for c in counted], [c.after[1] for c in counted], at)
+    old = [c for c in counted if c.before is not None]
+    before = SUMS.terms_many(
+        [c.before[0] for c in old if c.before], [c.before[1] for c in old if c.before], at
+    )
+    where_old = {id(c): row for row, c in enumerate(old)}
+    deltas: dict[tuple[int, str], tuple[int, Any]] = {}
+    for row, change in enumerate(counted):
+        delta = (
+            after[row] - before[where_old[id(change)]] if id(change) in where_old else after[row]
+        )
+        for guild_id in guilds[change.user_id]:
+            key = (guild_id, change.question_id)
+            n, sums = deltas.get(key, (0, SUMS.zeros()))
+            deltas[key] = (n + (change.before is None), sums + delta)
     await _add_to_sums(conn, deltas, at)
 
 

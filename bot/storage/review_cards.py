@@ -8,14 +8,16 @@ caller's transaction with the answer itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, cast
 
+import orjson
 from fsrs import Card
 from fsrs.card import CardDict
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, column, table, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import SQLModel, select
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.core.daily.recall import days
@@ -24,6 +26,7 @@ from bot.core.times import as_utc
 from bot.storage.class_recall import CardChange, apply_card_changes
 from bot.storage.database import Database
 from bot.storage.models import ReviewCard, ReviewLog
+from bot.storage.models.base import driver_time
 
 # Graded answers per statement (SQLite binds at most 32766 parameters in one).
 CHUNK = 500
@@ -53,10 +56,11 @@ async def _record_chunk(
     session: AsyncSession, unique: dict[tuple[str, str, int, str], Grade]
 ) -> int:
     # SQLAlchemy Core executemany statements (compiled once, cached; "insertmanyvalues"
-    # batches the inserts): a settle may grade thousands of answers in its transaction.
+    # batches the inserts): a settle grades thousands of answers, GRADE_CHUNK a transaction.
     conn = await session.connection()
     insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    logs, cards = _LOG.c, _CARD.c
+    stamp = driver_time(conn.dialect.name)
+    logs = _LOG.c
     inserted = await conn.execute(
         insert(_LOG)
         .on_conflict_do_nothing()
@@ -69,7 +73,7 @@ async def _record_chunk(
                 "question_id": question_id,
                 "rating": int(rating_for(grade.correct, grade.seconds)),
                 "correct": grade.correct,
-                "reviewed_at": as_utc(grade.when),
+                "reviewed_at": stamp(grade.when),
             }
             for (kind, ref, user_id, question_id), grade in unique.items()
         ],
@@ -78,89 +82,168 @@ async def _record_chunk(
     if not won:
         return 0
     todo = sorted(won, key=lambda g: as_utc(g.when))
-    # Create missing cards (a concurrent grader of another answer may be creating the same
-    # card: the insert waits for it and does nothing), then lock them to update.
-    await conn.execute(
-        insert(_CARD).on_conflict_do_nothing(),
-        [
-            {
-                "user_id": g.user_id,
-                "question_id": g.question_id,
-                "card": {},
-                "due": as_utc(g.when),
-                "last_review": as_utc(g.when),
-                "reviews": 0,
-                "lapses": 0,
-                "open_mistake": False,
-            }
-            for g in {(g.user_id, g.question_id): g for g in todo}.values()
-        ],
-    )
-    rows = await conn.execute(
-        sa_select(_CARD)
-        .where(
-            cards.user_id.in_({g.user_id for g in todo}),
-            cards.question_id.in_({g.question_id for g in todo}),
-        )
-        .order_by(cards.user_id, cards.question_id)  # one lock order for every writer
-        .with_for_update()
-    )
-    state = {(r.user_id, r.question_id): r._asdict() for r in rows}
     changed = {(g.user_id, g.question_id) for g in todo}
-    before = {key: _curve_point(state[key]) for key in changed}
+    state = await _lock_cards(conn, changed)
+    before = {key: _curve_point(state[key]) for key in state}
+    new = {key: _new_row() for key in changed - state.keys()}
     for grade in todo:
-        row = state[(grade.user_id, grade.question_id)]
-        rating = rating_for(grade.correct, grade.seconds)
-        stored = Card.from_dict(cast(CardDict, row["card"])) if row["reviews"] else None
-        card = review(stored, rating, grade.when)
-        row["card"] = dict(card.to_dict())
-        row["due"] = card.due
-        row["last_review"] = card.last_review
-        row["reviews"] += 1
-        if not grade.correct:
-            row["lapses"] += 1
-            row["last_wrong_at"] = as_utc(grade.when)
-        row["open_mistake"] = not grade.correct
-    await conn.execute(
-        _UPDATE_CARD, [{f"b_{k}": v for k, v in state[key].items()} for key in changed]
-    )
+        key = (grade.user_id, grade.question_id)
+        _advance(state.get(key) or new[key], grade, stamp)
+    created: set[tuple[int, str]] = set()
+    if new:
+        # New cards go in as they are after their grades. A concurrent grader may be
+        # creating one of them: the insert waits for it and skips it; those cards are
+        # then locked and graded on top of what the other grader wrote.
+        result = await conn.execute(
+            insert(_CARD).on_conflict_do_nothing().returning(_CARD.c.user_id, _CARD.c.question_id),
+            [{"user_id": u, "question_id": q, **_values(row)} for (u, q), row in new.items()],
+        )
+        created = {(r[0], r[1]) for r in result}
+        lost = new.keys() - created
+        if lost:
+            again = await _lock_cards(conn, lost)
+            before.update({key: _curve_point(row) for key, row in again.items()})
+            for grade in todo:
+                if (grade.user_id, grade.question_id) in lost:
+                    _advance(again[(grade.user_id, grade.question_id)], grade, stamp)
+            state.update(again)
+    if state:
+        await conn.execute(
+            _UPDATE_CARD,
+            [
+                {
+                    "b_user_id": u,
+                    "b_question_id": q,
+                    **{f"b_{k}": v for k, v in _values(row).items()},
+                }
+                for (u, q), row in state.items()
+            ],
+        )
+    after = {**state, **{key: new[key] for key in created}}
     # The class recall of every server counting these members follows their cards.
     await apply_card_changes(
         conn,
-        [CardChange(u, q, before[(u, q)], _curve_point(state[(u, q)])) for u, q in changed],
+        [CardChange(u, q, before.get((u, q)), _reviewed(after[(u, q)])) for u, q in changed],
     )
     return len(todo)
 
 
-def _curve_point(row: dict[str, Any]) -> Any:
+def _new_row() -> dict[str, Any]:
+    return {"card": None, "reviews": 0, "lapses": 0, "open_mistake": False, "last_wrong_at": None}
+
+
+def _advance(row: dict[str, Any], grade: Grade, stamp: Any) -> None:
+    """One graded answer applied to a card row (values as the driver takes them)."""
+    rating = rating_for(grade.correct, grade.seconds)
+    stored = Card.from_dict(cast(CardDict, row["card"])) if row["reviews"] else None
+    card = review(stored, rating, grade.when)
+    row["card"] = card.to_dict()
+    row["due"] = stamp(card.due)
+    row["last_review"] = stamp(card.last_review)
+    row["reviews"] += 1
+    if not grade.correct:
+        row["lapses"] += 1
+        row["last_wrong_at"] = stamp(grade.when)
+    row["open_mistake"] = not grade.correct
+
+
+def _values(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "card": orjson.dumps(row["card"]).decode(),
+        "due": row["due"],
+        "last_review": row["last_review"],
+        "reviews": row["reviews"],
+        "lapses": row["lapses"],
+        "open_mistake": row["open_mistake"],
+        "last_wrong_at": row["last_wrong_at"],
+    }
+
+
+async def _lock_cards(
+    conn: Any, keys: set[tuple[int, str]]
+) -> dict[tuple[int, str], dict[str, Any]]:
+    """The cards of `keys` that exist, locked for update in one lock order for every
+    writer, as the driver gives them (card JSON decoded)."""
+    cards = _CARD.c
+    rows = await conn.execute(
+        sa_select(
+            cards.user_id,
+            cards.question_id,
+            cards.card,
+            cards.reviews,
+            cards.lapses,
+            cards.open_mistake,
+            cards.last_wrong_at,
+        )
+        .where(
+            cards.user_id.in_({user for user, _ in keys}),
+            cards.question_id.in_({question for _, question in keys}),
+        )
+        .order_by(cards.user_id, cards.question_id)
+        .with_for_update()
+    )
+    found: dict[tuple[int, str], dict[str, Any]] = {}
+    for user_id, question_id, card, reviews, lapses, open_mistake, last_wrong_at in rows:
+        if (user_id, question_id) in keys:
+            found[(user_id, question_id)] = {
+                "card": card if isinstance(card, dict) else orjson.loads(card),
+                "reviews": reviews,
+                "lapses": lapses,
+                "open_mistake": open_mistake,
+                "last_wrong_at": last_wrong_at,
+            }
+    return found
+
+
+def _reviewed(row: dict[str, Any]) -> tuple[float, float]:
+    point = _curve_point(row)
+    assert point is not None, "a graded card has been reviewed"
+    return point
+
+
+def _curve_point(row: dict[str, Any]) -> tuple[float, float] | None:
     """(stability, last review in days) of a card row; None for a card not reviewed yet."""
     if not row["reviews"]:
         return None
-    return (float(row["card"]["stability"]), days(row["last_review"]))
+    card = row["card"]
+    return (float(card["stability"]), days(datetime.fromisoformat(card["last_review"])))
 
 
-_LOG = SQLModel.metadata.tables[ReviewLog.__tablename__]
-_CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
+# Tables without SQLAlchemy types for the statements of thousands of rows per settle: the
+# values are given as the driver takes them (`driver_time`, JSON text), which skips the
+# per-value processing that would otherwise cost more than the rows.
+_LOG = table(
+    ReviewLog.__tablename__,
+    *(
+        column(name)
+        for name in ("source", "ref", "user_id", "question_id", "rating", "correct", "reviewed_at")
+    ),
+)
+_CARD = table(
+    ReviewCard.__tablename__,
+    *(
+        column(name)
+        for name in (
+            "user_id",
+            "question_id",
+            "card",
+            "due",
+            "last_review",
+            "reviews",
+            "lapses",
+            "open_mistake",
+            "last_wrong_at",
+        )
+    ),
+)
+_CARD_VALUES = ("card", "due", "last_review", "reviews", "lapses", "open_mistake", "last_wrong_at")
 _UPDATE_CARD = (
     update(_CARD)
     .where(
         _CARD.c.user_id == bindparam("b_user_id"),
         _CARD.c.question_id == bindparam("b_question_id"),
     )
-    .values(
-        {
-            name: bindparam(f"b_{name}", type_=_CARD.c[name].type)
-            for name in (
-                "card",
-                "due",
-                "last_review",
-                "reviews",
-                "lapses",
-                "open_mistake",
-                "last_wrong_at",
-            )
-        }
-    )
+    .values({name: bindparam(f"b_{name}") for name in _CARD_VALUES})
 )
 
 

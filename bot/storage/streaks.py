@@ -6,7 +6,7 @@ import math
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Float, cast, func, or_, text
+from sqlalchemy import Float, cast, column, func, or_, table, text
 from sqlalchemy import select as sa_select
 from sqlalchemy import update as sa_update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -27,6 +27,7 @@ from bot.core.streaks import (
 )
 from bot.storage.database import Database
 from bot.storage.models import MemberStats
+from bot.storage.models.base import driver_time
 
 # First key of the per-guild settle lock (pg_advisory_xact_lock's two-int key space).
 SETTLE_LOCK_SPACE = 0x5154  # "QT"
@@ -65,6 +66,7 @@ async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
 
 
 _STATS = SQLModel.metadata.tables[MemberStats.__tablename__]
+_STATS_RAW = table(_STATS.name, *(column(c.name) for c in _STATS.columns))
 # Member ids per IN list (SQLite binds at most 32766 parameters per statement).
 CHUNK = 500
 
@@ -105,6 +107,9 @@ async def settle_day(
         known.update((row.user_id, row) for row in rows)
     settled: list[SettledMember] = []
     values: list[dict[str, Any]] = []
+    # Values as the driver takes them (the upsert's table has no SQLAlchemy types).
+    updated = driver_time(conn.dialect.name)(now)
+    settled_day: Any = day.isoformat() if conn.dialect.name == "sqlite" else day
     for user_id in users:
         row = known.get(user_id)
         if row is not None and row.last_settled_day is not None and row.last_settled_day >= day:
@@ -123,14 +128,14 @@ async def settle_day(
                 "longest_streak": update.state.longest,
                 "answered": update.state.answered,
                 "correct": update.state.correct,
-                "last_settled_day": day,
-                "updated_at": now,
+                "last_settled_day": settled_day,
+                "updated_at": updated,
             }
         )
         settled.append(SettledMember(user_id, update))
     if values:
         insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-        upsert = insert(_STATS)
+        upsert = insert(_STATS_RAW)
         await conn.execute(
             upsert.on_conflict_do_update(
                 index_elements=["guild_id", "user_id"],

@@ -33,7 +33,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
+import numpy as np
 from fsrs import Scheduler
 
 from bot.core.review import SCHEDULER
@@ -103,6 +105,16 @@ class RecallSums:
         u = (at - last_review) + stability / self.factor
         c = (self.factor / stability) ** self.decay
         return [c * math.exp(max(MIN_EXPONENT, -r * u)) for r in self.rates]
+
+    def terms_many(
+        self, stabilities: Sequence[float], last_reviews: Sequence[float], at: float
+    ) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """`terms` of many cards at once: one row per card."""
+        stability = np.asarray(stabilities, dtype=np.float64)
+        u = (at - np.asarray(last_reviews, dtype=np.float64)) + stability / self.factor
+        c = (self.factor / stability) ** self.decay
+        exponents = np.maximum(MIN_EXPONENT, -np.outer(u, np.asarray(self.rates)))
+        return c[:, None] * np.exp(exponents)
 
     def moved(self, sums: Sequence[float], since: float, to: float) -> list[float]:
         """Sums that referred to `since`, referring to the later time `to`."""

@@ -196,6 +196,10 @@ class DailyJobs:
                     # interactions run between chunks instead of stalling READY.
                     await asyncio.sleep(0)
             await self.reactions.recover_all()
+            try:  # a settled day whose review cards a crash interrupted
+                await self.daily.settling.finish_grading()
+            except Exception:
+                log.exception("finishing the review cards of a settled day failed")
             for post in await self.daily.posts.due_reveals(now):
                 if self.owns_guild(post.guild_id):
                     await self._reveal_logged(post.id, post.guild_id)

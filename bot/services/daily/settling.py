@@ -14,7 +14,7 @@ from bot.services.daily.answers import DailyAnswers
 from bot.services.daily.open_posts import OpenPosts
 from bot.storage import AnswerWriter, Database
 from bot.storage.class_recall import fold
-from bot.storage.daily.settle import SettleBlocked, settle_post
+from bot.storage.daily.settle import SettleBlocked, grade_post, settle_post, ungraded_posts
 
 log = logging.getLogger(__name__)
 # A post whose earlier post was settled by someone else between two looks: try again
@@ -67,3 +67,10 @@ class DailySettling:
                 "folding new members into the class failed", extra={"guild_id": post.guild_id}
             )
         return summary
+
+    async def finish_grading(self) -> int:
+        """At start-up: apply to the review cards what a crash left out of a settled day."""
+        posts = await ungraded_posts(self.db)
+        for post_id in posts:
+            await grade_post(self.db, post_id)
+        return len(posts)

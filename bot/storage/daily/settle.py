@@ -1,7 +1,10 @@
-"""Settling a day in one short transaction: close the post, apply the answering members'
-streaks (and end the others'), apply every answer to its review card, add the post to
-the tallies and its answerers to the class, store the reveal's summary and owe the
-reveal to the channel.
+"""Settling a day: one short transaction closes the post, applies the answering members'
+streaks (and ends the others'), adds the post to the tallies and its answerers to the
+class, stores the reveal's summary and owes the reveal to the channel; then the answers
+go onto the members' review cards, GRADE_CHUNK per transaction (`grade_post`), so that no
+transaction holds SQLite's write lock for long. The post is `graded` once the last chunk
+commits; each answer is applied once whatever happens (`review_log`), and what a crash
+left undone is finished by the next settle call or at start-up (`ungraded_posts`).
 
 A server's days settle one at a time and in day order, on SQLite and PostgreSQL alike:
 the post is claimed by one conditional UPDATE that also requires every earlier post of
@@ -18,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import exists, false, select, update
+from sqlalchemy import exists, false, select, true, update
 from sqlalchemy.orm import aliased
 from sqlmodel import col
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.core.daily.types import Answer, RevealSummary, reveal_summary
 from bot.core.outbox import Owed
@@ -34,6 +38,8 @@ from bot.storage.review_cards import record_grades
 from bot.storage.streaks import settle_day
 
 Grading = Callable[[str], "tuple[int, int] | None"]
+# Answers applied to review cards per transaction (a few tens of ms of the write lock).
+GRADE_CHUNK = 250
 
 
 class SettleBlocked(Exception):
@@ -60,7 +66,7 @@ def _claim(post_id: int) -> object:
                 col(earlier.day) < col(this.day),
             ),
         )
-        .values(settled=True)
+        .values(settled=True, graded=False)
     )
 
 
@@ -78,61 +84,116 @@ async def settle_post(
         post = await session.get(DailyPost, post_id)
         if post is None:
             raise LookupError(f"no daily post {post_id}")
-        if claimed.rowcount == 0:
-            if post.settled and post.summary is not None:
-                return post, RevealSummary.from_json(post.summary)
-            if not post.settled:
-                earlier = (
-                    await session.exec(
-                        select(DailyPost.id)  # type: ignore[call-overload]
-                        .where(
-                            col(DailyPost.guild_id) == post.guild_id,
-                            col(DailyPost.settled) == false(),
-                            col(DailyPost.day) < post.day,
-                        )
-                        .order_by(col(DailyPost.day))
-                        .limit(1)
-                    )
-                ).first()
-                # None: the earlier post was settled meanwhile; the caller tries again.
-                raise SettleBlocked(post_id, earlier[0] if earlier else post_id)
-        conn = await session.connection()
+        if claimed.rowcount == 0 and not post.settled:
+            raise SettleBlocked(post_id, await _earlier_open(session, post))
+        if claimed.rowcount == 0 and post.summary is not None:
+            stored = RevealSummary.from_json(post.summary)
+            unfinished = not post.graded  # a crash between the settle and its cards
+        else:
+            stored, unfinished = await _settle_claimed(session, post, now, grading_of), True
+    if unfinished:
+        await grade_post(db, post_id)
+    return post, stored
+
+
+async def _earlier_open(session: AsyncSession, post: DailyPost) -> int:
+    """The server's first open post before `post`; `post`'s own id when it was settled
+    meanwhile (the caller tries again)."""
+    conn = await session.connection()
+    earlier = (
+        await conn.execute(
+            select(col(DailyPost.id))
+            .where(
+                col(DailyPost.guild_id) == post.guild_id,
+                col(DailyPost.settled) == false(),
+                col(DailyPost.day) < post.day,
+            )
+            .order_by(col(DailyPost.day))
+            .limit(1)
+        )
+    ).scalar()
+    assert post.id is not None
+    return earlier if earlier is not None else post.id
+
+
+async def _settle_claimed(
+    session: AsyncSession, post: DailyPost, now: datetime, grading_of: Grading
+) -> RevealSummary:
+    """The settle's own transaction, once the post is claimed (the caller's session)."""
+    assert post.id is not None
+    conn = await session.connection()
+    rows = (
+        await conn.execute(
+            select(
+                col(DailyAnswer.user_id),
+                col(DailyAnswer.choice),
+                col(DailyAnswer.correct),
+            ).where(col(DailyAnswer.post_id) == post.id)
+        )
+    ).all()
+    answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
+    settled = await settle_day(
+        session, post.guild_id, post.day, {a.user_id: a.correct for a in answers}, now
+    )
+    await tallies.add_post(conn, post.guild_id, post.id, post.day, post.question_id, answers)
+    await class_recall.join(conn, post.guild_id, post.id)
+    summary = reveal_summary(
+        post.id,
+        post.guild_id,
+        post.day,
+        post.question_id,
+        answers,
+        grading_of(post.question_id),
+        settled,
+        list(post.unclear_users or ()),
+    )
+    post.summary = summary.to_json()
+    if post.message_id is not None:
+        # The reveal is owed with the settled day, in one transaction.
+        owe(session, Owed.REVEAL, post, now)
+    await session.commit()
+    return summary
+
+
+async def grade_post(db: Database, post_id: int) -> None:
+    """Apply a settled post's answers to the review cards, GRADE_CHUNK per transaction,
+    then mark it graded. Each answer is applied once (`record_grades`), so running this
+    again after a crash finishes the work without doubling any of it."""
+    async with db.engine.connect() as conn:
+        question_id = (
+            await conn.execute(
+                select(col(DailyPost.question_id)).where(col(DailyPost.id) == post_id)
+            )
+        ).scalar_one()
         rows = (
             await conn.execute(
                 select(
                     col(DailyAnswer.user_id),
-                    col(DailyAnswer.choice),
                     col(DailyAnswer.correct),
                     col(DailyAnswer.answered_at),
-                ).where(col(DailyAnswer.post_id) == post_id)
+                )
+                .where(col(DailyAnswer.post_id) == post_id)
+                .order_by(col(DailyAnswer.user_id))
             )
         ).all()
-        answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
-        settled = await settle_day(
-            session, post.guild_id, post.day, {a.user_id: a.correct for a in answers}, now
+    source = Source(DAILY, str(post_id))
+    grades = [Grade(r.user_id, question_id, r.correct, r.answered_at, source) for r in rows]
+    for start in range(0, max(1, len(grades)), GRADE_CHUNK):
+        async with db.session() as session:
+            await record_grades(session, grades[start : start + GRADE_CHUNK])
+            if start + GRADE_CHUNK >= len(grades):
+                await session.exec(
+                    update(DailyPost).where(col(DailyPost.id) == post_id).values(graded=True)
+                )
+            await session.commit()
+
+
+async def ungraded_posts(db: Database) -> list[int]:
+    """Settled posts whose answers are not all on the review cards (a crash in between)."""
+    async with db.engine.connect() as conn:
+        rows = await conn.execute(
+            select(col(DailyPost.id)).where(
+                ~col(DailyPost.graded), col(DailyPost.settled) == true()
+            )
         )
-        # Every answer of the day updates its member's review card, once: only the settler
-        # that closed the post gets here, in the transaction that closes it.
-        source = Source(DAILY, str(post_id))
-        await record_grades(
-            session,
-            [Grade(a.user_id, post.question_id, a.correct, a.answered_at, source) for a in rows],
-        )
-        await tallies.add_post(conn, post.guild_id, post_id, post.day, post.question_id, answers)
-        await class_recall.join(conn, post.guild_id, post_id)
-        summary = reveal_summary(
-            post_id,
-            post.guild_id,
-            post.day,
-            post.question_id,
-            answers,
-            grading_of(post.question_id),
-            settled,
-            list(post.unclear_users or ()),
-        )
-        post.summary = summary.to_json()
-        if post.message_id is not None:
-            # The reveal is owed with the settled day, in one transaction.
-            owe(session, Owed.REVEAL, post, now)
-        await session.commit()
-    return post, summary
+        return [row[0] for row in rows if row[0] is not None]

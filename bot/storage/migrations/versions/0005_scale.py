@@ -2,7 +2,8 @@
 
 - `daily_answer(user_id, post_id)`: a member's daily answers (`/me`).
 - `daily_post(guild_id, settled, day)`: a server's earlier unsettled posts (the settle's
-  day order).
+  day order); `daily_post.graded` and a partial index of the posts not graded yet (a
+  settle applies the answers to the review cards in short transactions after its own).
 - `class_member`, `class_recall`: the class of each server and its recall per question,
   for the daily choice. Existing members who answered a settled post in the last 30
   days are entered as not yet counted; the first choice or settle of their server folds
@@ -36,10 +37,24 @@ def _ids(*names: str) -> list[sa.Column[int]]:
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("daily_answer") as batch:
-        batch.create_index("ix_daily_answer_user", ["user_id", "post_id"], unique=False)
-    with op.batch_alter_table("daily_post") as batch:
-        batch.create_index("ix_daily_post_guild_open", ["guild_id", "settled", "day"], unique=False)
+    # Plain ALTER TABLE and CREATE INDEX, never a batch "move and copy" of these tables:
+    # copying daily_post would drop the original, and its ON DELETE CASCADE would take
+    # every daily answer with it (foreign keys are on).
+    op.create_index("ix_daily_answer_user", "daily_answer", ["user_id", "post_id"], unique=False)
+    op.add_column(
+        "daily_post", sa.Column("graded", sa.Boolean(), nullable=False, server_default=sa.true())
+    )
+    op.create_index(
+        "ix_daily_post_guild_open", "daily_post", ["guild_id", "settled", "day"], unique=False
+    )
+    op.create_index(
+        "ix_daily_post_ungraded",
+        "daily_post",
+        ["id"],
+        unique=False,
+        sqlite_where=sa.text("NOT graded"),
+        postgresql_where=sa.text("NOT graded"),
+    )
     op.create_table(
         "class_member",
         *_ids("guild_id", "user_id"),
@@ -47,12 +62,13 @@ def upgrade() -> None:
         sa.Column("counted", sa.Boolean(), nullable=False),
         sa.PrimaryKeyConstraint("guild_id", "user_id"),
     )
-    with op.batch_alter_table("class_member") as batch:
-        batch.create_index("ix_class_member_user", ["user_id"], unique=False)
-        batch.create_index("ix_class_member_last", ["guild_id", "last_answered_at"], unique=False)
-        batch.create_index(
-            "ix_class_member_counted", ["guild_id", "counted", "user_id"], unique=False
-        )
+    op.create_index("ix_class_member_user", "class_member", ["user_id"], unique=False)
+    op.create_index(
+        "ix_class_member_last", "class_member", ["guild_id", "last_answered_at"], unique=False
+    )
+    op.create_index(
+        "ix_class_member_counted", "class_member", ["guild_id", "counted", "user_id"], unique=False
+    )
     op.create_table(
         "class_recall",
         *_ids("guild_id"),
@@ -145,12 +161,11 @@ def downgrade() -> None:
         "class_recall",
     ):
         op.drop_table(table)
-    with op.batch_alter_table("class_member") as batch:
-        batch.drop_index("ix_class_member_counted")
-        batch.drop_index("ix_class_member_last")
-        batch.drop_index("ix_class_member_user")
+    for index in ("ix_class_member_counted", "ix_class_member_last", "ix_class_member_user"):
+        op.drop_index(index, table_name="class_member")
     op.drop_table("class_member")
-    with op.batch_alter_table("daily_post") as batch:
-        batch.drop_index("ix_daily_post_guild_open")
-    with op.batch_alter_table("daily_answer") as batch:
-        batch.drop_index("ix_daily_answer_user")
+    # ALTER TABLE ... DROP COLUMN (SQLite 3.35 or later), not a copy of the table (above).
+    op.drop_index("ix_daily_post_ungraded", table_name="daily_post")
+    op.drop_index("ix_daily_post_guild_open", table_name="daily_post")
+    op.drop_column("daily_post", "graded")
+    op.drop_index("ix_daily_answer_user", table_name="daily_answer")
