@@ -105,6 +105,7 @@ async def day(
     if settle:
         clock.now += timedelta(hours=20)
         await daily.settling.settle(post.id, now=clock())
+        await daily.settling.graded()
 
 
 async def check(db: Database, guild_id: int, at: datetime) -> None:

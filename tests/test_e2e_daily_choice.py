@@ -59,6 +59,7 @@ async def test_status_says_why_todays_question_was_chosen(
             await session.commit()
         # Settled as the bot settles a day: streaks, review cards, the class.
         await services.daily.settling.settle(post_id, now=answered + timedelta(hours=20))
+        await services.daily.settling.graded()
         for user in fake.users_list:  # each answer was applied to its card, once
             source = Source(DAILY, str(post_id))
             assert not await services.sessions.reviews.record_grade(

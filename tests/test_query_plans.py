@@ -121,6 +121,7 @@ async def history(daily: DailyService) -> list[int]:
         await daily.answers.recover(found, [(u, u % 3) for u in range(1, 7)], at)
         ids.append(post.id)
     await daily.settling.settle(ids[0], NOW)
+    await daily.settling.graded()
     return ids
 
 

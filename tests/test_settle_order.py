@@ -100,6 +100,7 @@ async def test_two_settles_of_one_server_at_once_end_as_the_serial_settle(
             shown(await first.settling.settle(d1, NOW)),
             shown(await first.settling.settle(d2, NOW)),
         ]
+        await first.settling.graded()
         # Each server's reviews are per member (not per server): compare the serial
         # server's stats with each concurrent one's, and cards by how often they moved.
         serial = await outcome(first.db, serial_guild)
@@ -121,6 +122,8 @@ async def test_two_settles_of_one_server_at_once_end_as_the_serial_settle(
             late = second.settling.settle(posts[guild][1], NOW)
             tasks += [late, early] if index % 2 else [early, late]
         summaries = await asyncio.gather(*tasks)
+        for service in (first, second):
+            await service.settling.graded()
         by_post = {s.post_id: shown(s) for s in summaries}
         for guild in guilds:
             got = await outcome(first.db, guild)
@@ -141,6 +144,7 @@ async def test_a_later_day_never_overtakes_an_earlier_open_one(
         d1, d2 = await two_days(service, 7000)
         # Only the later day is asked for: the earlier one is settled first.
         later = await service.settling.settle(d2, NOW)
+        await service.settling.graded()
         earlier = await service.posts.get(d1)
         assert earlier is not None and earlier.settled and earlier.summary is not None
         assert RevealSummary.from_json(earlier.summary).day == D1

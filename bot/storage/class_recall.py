@@ -114,15 +114,28 @@ def _stability() -> ColumnElement[float]:
     return _CARD.c.card["stability"].as_float()
 
 
-def _terms_columns(conn: AsyncConnection, at: float) -> list[ColumnElement[Any]]:
-    """SUM of each term of the cards selected, at `at` (bot.core.daily.recall.terms)."""
-    stability = _stability()
-    u = literal(at) - _review_days(conn) + stability / SUMS.factor
-    c = func.power(literal(SUMS.factor) / stability, SUMS.decay)
-    return [
-        func.sum(c * func.exp(_greatest(conn, literal(MIN_EXPONENT), u * -rate)))
-        for rate in SUMS.rates
-    ]
+_TERMS: dict[str, Any] = {}
+
+
+def _terms_select(conn: AsyncConnection) -> Any:
+    """SUM of each term of the cards of the members `:users`, at the time `:at`
+    (`bot.core.daily.recall.terms`), per question; built once per dialect."""
+    name = conn.dialect.name
+    if name not in _TERMS:
+        at = bindparam("at", type_=Float)
+        stability = _stability()
+        u = at - _review_days(conn) + stability / SUMS.factor
+        c = func.power(literal(SUMS.factor) / stability, SUMS.decay)
+        sums = [
+            func.sum(c * func.exp(_greatest(conn, literal(MIN_EXPONENT), u * -rate)))
+            for rate in SUMS.rates
+        ]
+        _TERMS[name] = (
+            select(_CARD.c.question_id, func.count(), *sums)
+            .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
+            .group_by(_CARD.c.question_id)
+        )
+    return _TERMS[name]
 
 
 # -- membership --------------------------------------------------------------------------
@@ -228,29 +241,27 @@ async def _fold_chunk(
             .all()
         )
     leaving = sorted(user for user, counted in gone if counted)
-    at = days(now)
+    everyone = sorted({*leaving, *joined})
     deltas: dict[str, tuple[int, list[float]]] = {}
+    if not everyone:
+        return len(gone) + len(joined)
+    # Cards before sums (PostgreSQL): a grader holding one of these cards commits first.
+    await conn.execute(
+        select(_CARD.c.user_id)
+        .where(_CARD.c.user_id.in_(everyone))
+        .order_by(_CARD.c.user_id, _CARD.c.question_id)
+        .with_for_update(read=True)
+    )
+    latest = (
+        await conn.execute(
+            select(func.max(_review_days(conn))).where(_CARD.c.user_id.in_(everyone))
+        )
+    ).scalar()
+    at = max(days(now), float(latest or 0.0))  # every card's terms at one time
     for users, sign in ((leaving, -1), (sorted(joined), 1)):
         if not users:
             continue
-        # Cards before sums (PostgreSQL): a grader holding one of these cards commits first.
-        await conn.execute(
-            select(_CARD.c.user_id)
-            .where(_CARD.c.user_id.in_(users))
-            .order_by(_CARD.c.user_id, _CARD.c.question_id)
-            .with_for_update(read=True)
-        )
-        latest = (
-            await conn.execute(
-                select(func.max(_review_days(conn))).where(_CARD.c.user_id.in_(users))
-            )
-        ).scalar()
-        at = max(at, float(latest or at))
-        rows = await conn.execute(
-            select(_CARD.c.question_id, func.count(), *_terms_columns(conn, at))
-            .where(_CARD.c.user_id.in_(users))
-            .group_by(_CARD.c.question_id)
-        )
+        rows = await conn.execute(_terms_select(conn), {"users": users, "at": at})
         for question_id, count, *terms in rows:
             n, sums = deltas.setdefault(question_id, (0, SUMS.zeros()))
             add_terms(sums, [float(t or 0.0) for t in terms], sign)

@@ -8,6 +8,7 @@ caller's transaction with the answer itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -41,23 +42,59 @@ async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
     second insert wait for the first and then do nothing; on SQLite the insert takes the
     database's write lock first. Returns how many answers were applied.
     """
+    conn = await session.connection()
+    applied = 0
+    for chunk in chunks(grades):
+        applied += await apply_grades(conn, await prepare_grades(conn, chunk))
+    return applied
+
+
+@dataclass
+class Prepared:
+    """Graded answers worked out against the cards as read (`prepare_grades`), to be
+    applied in a short transaction (`apply_grades`)."""
+
+    unique: dict[tuple[str, str, int, str], Grade]
+    rows: dict[tuple[int, str], dict[str, Any]]  # each card after the grades, driver values
+    versions: dict[tuple[int, str], int]  # its `reviews` when read (0: no card yet)
+    before: dict[tuple[int, str], tuple[float, float] | None]
+
+
+def chunks(
+    grades: Sequence[Grade], size: int = CHUNK
+) -> list[dict[tuple[str, str, int, str], Grade]]:
+    """Graded answers, one per source, in chunks of at most `size` (CHUNK at most: within
+    SQLite's limit of bound parameters)."""
+    size = min(size, CHUNK)
     unique: dict[tuple[str, str, int, str], Grade] = {}
     for grade in grades:
         key = (grade.source.kind, grade.source.ref, grade.user_id, grade.question_id)
         unique.setdefault(key, grade)
     items = list(unique.items())
-    applied = 0
-    for start in range(0, len(items), CHUNK):  # within SQLite's limit of bound parameters
-        applied += await _record_chunk(session, dict(items[start : start + CHUNK]))
-    return applied
+    return [dict(items[start : start + size]) for start in range(0, len(items), size)]
 
 
-async def _record_chunk(
-    session: AsyncSession, unique: dict[tuple[str, str, int, str], Grade]
-) -> int:
-    # SQLAlchemy Core executemany statements (compiled once, cached; "insertmanyvalues"
-    # batches the inserts): a settle grades thousands of answers, GRADE_CHUNK a transaction.
-    conn = await session.connection()
+async def prepare_grades(conn: Any, unique: dict[tuple[str, str, int, str], Grade]) -> Prepared:
+    """Read the cards (no lock) and work out each after its grades (fsrs)."""
+    stamp = driver_time(conn.dialect.name)
+    keys = {(g.user_id, g.question_id) for g in unique.values()}
+    rows = await _read_cards(conn, keys, lock=False) if keys else {}
+    versions = {key: rows[key]["reviews"] if key in rows else 0 for key in keys}
+    before = {key: _curve_point(row) for key, row in rows.items()}
+    for key in keys - rows.keys():
+        rows[key] = _new_row()
+    for grade in sorted(unique.values(), key=lambda g: as_utc(g.when)):
+        _advance(rows[(grade.user_id, grade.question_id)], grade, stamp)
+    return Prepared(unique, rows, versions, before)
+
+
+async def apply_grades(conn: Any, prepared: Prepared) -> int:
+    """Write prepared grades (in the caller's transaction): the log first (only the
+    answers not applied before win), then each card as prepared if nobody changed it
+    since it was read; a card that changed (or lost an answer to the log) is locked,
+    read again and worked out anew here."""
+    if not prepared.unique:
+        return 0
     insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     stamp = driver_time(conn.dialect.name)
     logs = _LOG.c
@@ -75,57 +112,56 @@ async def _record_chunk(
                 "correct": grade.correct,
                 "reviewed_at": stamp(grade.when),
             }
-            for (kind, ref, user_id, question_id), grade in unique.items()
+            for (kind, ref, user_id, question_id), grade in prepared.unique.items()
         ],
     )
-    won = [unique[(r[0], r[1], r[2], r[3])] for r in inserted.all()]
+    won = [prepared.unique[(r[0], r[1], r[2], r[3])] for r in inserted.all()]
     if not won:
         return 0
-    todo = sorted(won, key=lambda g: as_utc(g.when))
-    changed = {(g.user_id, g.question_id) for g in todo}
-    state = await _lock_cards(conn, changed)
-    before = {key: _curve_point(state[key]) for key in state}
-    new = {key: _new_row() for key in changed - state.keys()}
-    for grade in todo:
-        key = (grade.user_id, grade.question_id)
-        _advance(state.get(key) or new[key], grade, stamp)
-    created: set[tuple[int, str]] = set()
+    changed = {(g.user_id, g.question_id) for g in won}
+    lost = {(g.user_id, g.question_id) for g in prepared.unique.values()} - {
+        (g.user_id, g.question_id) for g in won
+    }
+    versions = await _lock_versions(conn, changed)
+    # As prepared: every answer of the card won and its card is as it was read.
+    stale = {k for k in changed if k in lost or versions.get(k, 0) != prepared.versions[k]}
+    rows = {k: prepared.rows[k] for k in changed - stale}
+    before = {k: prepared.before.get(k) for k in changed - stale}
+    new = {k for k in changed - stale if prepared.versions[k] == 0}
     if new:
         # New cards go in as they are after their grades. A concurrent grader may be
-        # creating one of them: the insert waits for it and skips it; those cards are
-        # then locked and graded on top of what the other grader wrote.
+        # creating one of them: the insert waits for it and skips it; such a card is
+        # then worked out anew on top of what the other grader wrote.
         result = await conn.execute(
             insert(_CARD).on_conflict_do_nothing().returning(_CARD.c.user_id, _CARD.c.question_id),
-            [{"user_id": u, "question_id": q, **_values(row)} for (u, q), row in new.items()],
+            [{"user_id": u, "question_id": q, **_values(rows[(u, q)])} for u, q in sorted(new)],
         )
         created = {(r[0], r[1]) for r in result}
-        lost = new.keys() - created
-        if lost:
-            again = await _lock_cards(conn, lost)
-            before.update({key: _curve_point(row) for key, row in again.items()})
-            for grade in todo:
-                if (grade.user_id, grade.question_id) in lost:
-                    _advance(again[(grade.user_id, grade.question_id)], grade, stamp)
-            state.update(again)
-    if state:
-        await conn.execute(
-            _UPDATE_CARD,
-            [
-                {
-                    "b_user_id": u,
-                    "b_question_id": q,
-                    **{f"b_{k}": v for k, v in _values(row).items()},
-                }
-                for (u, q), row in state.items()
-            ],
-        )
-    after = {**state, **{key: new[key] for key in created}}
+        stale |= new - created
+        new = created
+    if stale:
+        again = await _read_cards(conn, stale, lock=True)
+        # Every stale card exists: it changed, or another grader created it, or one of
+        # its answers was applied before (which created it).
+        assert again.keys() == stale, "a card changed under a grade vanished"
+        for key in stale:
+            before[key] = _curve_point(again[key])
+            rows[key] = again[key]
+        for grade in sorted(won, key=lambda g: as_utc(g.when)):
+            if (grade.user_id, grade.question_id) in stale:
+                _advance(rows[(grade.user_id, grade.question_id)], grade, stamp)
+    updates = [
+        {"b_user_id": u, "b_question_id": q, **{f"b_{k}": v for k, v in _values(row).items()}}
+        for (u, q), row in rows.items()
+        if (u, q) not in new
+    ]
+    if updates:
+        await conn.execute(_UPDATE_CARD, updates)
     # The class recall of every server counting these members follows their cards.
     await apply_card_changes(
-        conn,
-        [CardChange(u, q, before.get((u, q)), _reviewed(after[(u, q)])) for u, q in changed],
+        conn, [CardChange(u, q, before.get((u, q)), _reviewed(rows[(u, q)])) for u, q in changed]
     )
-    return len(todo)
+    return len(won)
 
 
 def _new_row() -> dict[str, Any]:
@@ -159,13 +195,13 @@ def _values(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _lock_cards(
-    conn: Any, keys: set[tuple[int, str]]
+async def _read_cards(
+    conn: Any, keys: set[tuple[int, str]], *, lock: bool
 ) -> dict[tuple[int, str], dict[str, Any]]:
-    """The cards of `keys` that exist, locked for update in one lock order for every
-    writer, as the driver gives them (card JSON decoded)."""
+    """The cards of `keys` that exist (locked for update when `lock`, in one lock order
+    for every writer), as the driver gives them (card JSON decoded)."""
     cards = _CARD.c
-    rows = await conn.execute(
+    query = (
         sa_select(
             cards.user_id,
             cards.question_id,
@@ -180,8 +216,8 @@ async def _lock_cards(
             cards.question_id.in_({question for _, question in keys}),
         )
         .order_by(cards.user_id, cards.question_id)
-        .with_for_update()
     )
+    rows = await conn.execute(query.with_for_update() if lock else query)
     found: dict[tuple[int, str], dict[str, Any]] = {}
     for user_id, question_id, card, reviews, lapses, open_mistake, last_wrong_at in rows:
         if (user_id, question_id) in keys:
@@ -193,6 +229,21 @@ async def _lock_cards(
                 "last_wrong_at": last_wrong_at,
             }
     return found
+
+
+async def _lock_versions(conn: Any, keys: set[tuple[int, str]]) -> dict[tuple[int, str], int]:
+    """`reviews` of the cards of `keys` that exist, locked for update (one lock order)."""
+    cards = _CARD.c
+    rows = await conn.execute(
+        sa_select(cards.user_id, cards.question_id, cards.reviews)
+        .where(
+            cards.user_id.in_({user for user, _ in keys}),
+            cards.question_id.in_({question for _, question in keys}),
+        )
+        .order_by(cards.user_id, cards.question_id)
+        .with_for_update()
+    )
+    return {(u, q): n for u, q, n in rows if (u, q) in keys}
 
 
 def _reviewed(row: dict[str, Any]) -> tuple[float, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -14,7 +15,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel, col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.core.streaks import (
     MIN_ANSWERED_FOR_ACCURACY,
@@ -26,7 +26,7 @@ from bot.core.streaks import (
     apply_outcome,
 )
 from bot.storage.database import Database
-from bot.storage.models import MemberStats
+from bot.storage.models import DailyAnswer, MemberStats
 from bot.storage.models.base import driver_time
 
 # First key of the per-guild settle lock (pg_advisory_xact_lock's two-int key space).
@@ -38,22 +38,16 @@ def _int32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-async def lock_guild_stats(session: AsyncSession, guild_id: int) -> None:
+async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
     """Serialise writers of one guild's member stats and class until the transaction ends.
 
     Settles of one guild already run one at a time and in day order (the claim of a post
     waits for the guild's earlier posts: `bot.storage.daily.settle`); this advisory lock
-    also keeps `class_recall.fold` of the guild out of a settle's way on PostgreSQL, and
-    guards the stats' read-modify-write should anything else settle. Settles and folds
-    of different guilds still run in parallel. SQLite needs nothing: the settle's first
-    statement (the UPDATE of its post) takes the database's single write lock, held
-    until the commit.
+    also keeps `class_recall.fold` of the guild out of a settle's way on PostgreSQL.
+    Settles and folds of different guilds still run in parallel. SQLite needs nothing:
+    a settle's first statement (the claim of its post) takes the database's single write
+    lock, held until the commit.
     """
-    await lock_guild(await session.connection(), guild_id)
-
-
-async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
-    """`lock_guild_stats` on a connection (a no-op on SQLite)."""
     if connection.dialect.name != "postgresql":
         return
     # Snowflakes are 64-bit: fold them into the lock's 32-bit second key. A collision
@@ -67,50 +61,55 @@ async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
 
 _STATS = SQLModel.metadata.tables[MemberStats.__tablename__]
 _STATS_RAW = table(_STATS.name, *(column(c.name) for c in _STATS.columns))
-# Member ids per IN list (SQLite binds at most 32766 parameters per statement).
-CHUNK = 500
+_ANSWER = SQLModel.metadata.tables[DailyAnswer.__tablename__]
 
 
-async def settle_day(
-    session: AsyncSession,
+@dataclass
+class DayStats:
+    """A settled day's effect on the answering members' stats, computed before the write:
+    the rows to write (values as the driver takes them) and the members it moved."""
+
+    guild_id: int
+    day: date
+    values: list[dict[str, Any]]
+    settled: list[SettledMember]
+
+
+async def answering_stats(conn: AsyncConnection, guild_id: int, post_id: int) -> dict[int, Any]:
+    """The current stats of the members who answered the post (one query, no lock)."""
+    stats = _STATS.c
+    rows = await conn.execute(
+        sa_select(
+            stats.user_id,
+            stats.current_streak,
+            stats.longest_streak,
+            stats.answered,
+            stats.correct,
+            stats.last_settled_day,
+        )
+        .select_from(_STATS.join(_ANSWER, _ANSWER.c.user_id == stats.user_id))
+        .where(stats.guild_id == guild_id, _ANSWER.c.post_id == post_id)
+    )
+    return {row.user_id: row for row in rows}
+
+
+def day_stats(
+    dialect: str,
     guild_id: int,
     day: date,
     outcomes: dict[int, bool],
+    known: dict[int, Any],
     now: datetime,
-) -> list[SettledMember]:
-    """Apply one settled question to the guild's members (in the caller's transaction).
-
-    `outcomes` maps each answering member to whether they were right; everyone else
-    with a running streak in the guild missed it. Set-based, so the work follows the
-    day's answers, not the guild's size: the answering members' rows are read, moved by
-    the rule (`apply_outcome`) and written back in one multi-row upsert; the streaks of
-    the others end in one UPDATE over the streak index. A member whose last settled day
-    is this day or later is left alone (settling out of order must not rewrite history).
-    Returns the answering members whose stats moved.
-    """
-    await lock_guild_stats(session, guild_id)
-    conn = await session.connection()
-    stats = _STATS.c
-    known: dict[int, Any] = {}
-    users = sorted(outcomes)
-    for start in range(0, len(users), CHUNK):
-        rows = await conn.execute(
-            sa_select(
-                stats.user_id,
-                stats.current_streak,
-                stats.longest_streak,
-                stats.answered,
-                stats.correct,
-                stats.last_settled_day,
-            ).where(stats.guild_id == guild_id, stats.user_id.in_(users[start : start + CHUNK]))
-        )
-        known.update((row.user_id, row) for row in rows)
+) -> DayStats:
+    """The rule (`apply_outcome`) applied to each answering member: `outcomes` maps each to
+    whether they were right; `known` is their current stats (`answering_stats`). A member
+    whose last settled day is this day or later is left alone (settling out of order must
+    not rewrite history)."""
     settled: list[SettledMember] = []
     values: list[dict[str, Any]] = []
-    # Values as the driver takes them (the upsert's table has no SQLAlchemy types).
-    updated = driver_time(conn.dialect.name)(now)
-    settled_day: Any = day.isoformat() if conn.dialect.name == "sqlite" else day
-    for user_id in users:
+    updated = driver_time(dialect)(now)
+    settled_day: Any = day.isoformat() if dialect == "sqlite" else day
+    for user_id in sorted(outcomes):
         row = known.get(user_id)
         if row is not None and row.last_settled_day is not None and row.last_settled_day >= day:
             continue
@@ -133,7 +132,15 @@ async def settle_day(
             }
         )
         settled.append(SettledMember(user_id, update))
-    if values:
+    return DayStats(guild_id, day, values, settled)
+
+
+async def write_day(conn: AsyncConnection, day_stats: DayStats, now: datetime) -> None:
+    """Write a day's stats (in the caller's transaction): the answering members' rows in
+    one multi-row upsert, and the end of every other running streak in one UPDATE over
+    the streak index. Set-based: the work follows the day's answers, not the guild's size."""
+    await lock_guild(conn, day_stats.guild_id)
+    if day_stats.values:
         insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
         upsert = insert(_STATS_RAW)
         await conn.execute(
@@ -141,20 +148,20 @@ async def settle_day(
                 index_elements=["guild_id", "user_id"],
                 set_={name: upsert.excluded[name] for name in _MOVED},
             ),
-            values,
+            day_stats.values,
         )
     # Everyone else with a running streak missed the day (the answering members are on
     # this day already). Members without a streak have nothing to lose.
+    stats = _STATS.c
     await conn.execute(
         sa_update(_STATS)
         .where(
-            stats.guild_id == guild_id,
+            stats.guild_id == day_stats.guild_id,
             stats.current_streak > 0,
-            or_(stats.last_settled_day.is_(None), stats.last_settled_day < day),
+            or_(stats.last_settled_day.is_(None), stats.last_settled_day < day_stats.day),
         )
-        .values(current_streak=0, last_settled_day=day, updated_at=now)
+        .values(current_streak=0, last_settled_day=day_stats.day, updated_at=now)
     )
-    return settled
 
 
 _MOVED = (

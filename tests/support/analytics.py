@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from bot.core.quizbank import QuizBank
 from bot.storage import DailyAnswer, DailyPost, Database
-from bot.storage.daily.settle import settle_post
+from bot.storage.daily.settle import grade_post, settle_post
 
 OTHER_GUILD = 424_242
 U1, U2, U3, U4, U5, U6 = (700_000_000_000_000_000 + k for k in range(1, 7))
@@ -100,3 +100,4 @@ async def settle_seeded(db: Database, bank: QuizBank, post_id: int, when: dateti
         return question.answer, question.n_choices
 
     await settle_post(db, post_id, when, grading)
+    await grade_post(db, post_id)

@@ -4,7 +4,7 @@ scheduler driver asks about."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -23,6 +23,7 @@ class DailyPosts:
         self.bank = bank
         self.clock = clock
         self.open_posts = open_posts
+        self.before_choice: Callable[[int], Awaitable[None]] | None = None
 
     async def pick_question(
         self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT
@@ -35,6 +36,8 @@ class DailyPosts:
     ) -> Choice:
         """The day's question and why: not posted within K days, the one the server's
         active members are weakest at, ties by the seeded rotation (`bot.core.daily.choice`)."""
+        if self.before_choice is not None:
+            await self.before_choice(guild_id)
         # All quizzes this server may see: shipped ones and its own, never another's.
         questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
         history, members, signals = await choice.choice_inputs(

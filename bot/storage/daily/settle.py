@@ -1,10 +1,12 @@
-"""Settling a day: one short transaction closes the post, applies the answering members'
-streaks (and ends the others'), adds the post to the tallies and its answerers to the
-class, stores the reveal's summary and owes the reveal to the channel; then the answers
-go onto the members' review cards, GRADE_CHUNK per transaction (`grade_post`), so that no
-transaction holds SQLite's write lock for long. The post is `graded` once the last chunk
-commits; each answer is applied once whatever happens (`review_log`), and what a crash
-left undone is finished by the next settle call or at start-up (`ungraded_posts`).
+"""Settling a day (`settle_post`): the answers and the answering members' stats are read
+and the day worked out first, outside any transaction; then one short transaction
+claims the post, writes the answering members' streaks (and ends the others'), adds the
+post to the tallies and its answerers to the class, stores the reveal's summary and owes
+the reveal to the channel. The answers go onto the members' review cards afterwards,
+GRADE_CHUNK per transaction (`grade_post`), so that no transaction holds SQLite's write
+lock for long and the reveal does not wait for them. The post is `graded` once the last
+chunk commits; each answer is applied once whatever happens (`review_log`), and what a
+crash left undone is finished at start-up (`ungraded_posts`).
 
 A server's days settle one at a time and in day order, on SQLite and PostgreSQL alike:
 the post is claimed by one conditional UPDATE that also requires every earlier post of
@@ -21,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import exists, false, select, true, update
+from sqlalchemy import exists, false, func, select, true, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
-from sqlmodel import col
+from sqlmodel import SQLModel, col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.core.daily.types import Answer, RevealSummary, reveal_summary
@@ -34,12 +37,16 @@ from bot.storage.daily import tallies
 from bot.storage.database import Database
 from bot.storage.models import DailyAnswer, DailyPost
 from bot.storage.outbox import owe
-from bot.storage.review_cards import record_grades
-from bot.storage.streaks import settle_day
+from bot.storage.review_cards import apply_grades, chunks, prepare_grades
+from bot.storage.streaks import DayStats, answering_stats, day_stats, write_day
 
 Grading = Callable[[str], "tuple[int, int] | None"]
 # Answers applied to review cards per transaction (a few tens of ms of the write lock).
-GRADE_CHUNK = 250
+GRADE_CHUNK = 100
+# Looks at a post that changed between the reads and the claim (an answer came in).
+TRIES = 5
+_POST = SQLModel.metadata.tables[DailyPost.__tablename__]
+_ANSWER = SQLModel.metadata.tables[DailyAnswer.__tablename__]
 
 
 class SettleBlocked(Exception):
@@ -73,85 +80,154 @@ def _claim(post_id: int) -> object:
 async def settle_post(
     db: Database, post_id: int, now: datetime, grading_of: Grading
 ) -> tuple[DailyPost, RevealSummary]:
-    """Settle a post once; a later call returns the stored summary unchanged.
+    """Settle a post once; a later call returns the stored summary unchanged. The review
+    cards are left to `grade_post` (the post is not `graded` until then).
 
-    The conditional UPDATE lets exactly one caller settle, across processes, and only
-    after the server's earlier posts (`SettleBlocked` otherwise).
+    What the settle needs is read and worked out first, outside any transaction; then
+    one short transaction claims the post with a conditional UPDATE (exactly one caller
+    settles, across processes, and only after the server's earlier posts: `SettleBlocked`
+    otherwise) and writes. Nothing read can change in between: only a settle of this
+    server moves its stats, and none can run while this post is open, since the earlier
+    ones are settled (checked before the reads) and later ones wait for this one.
     `grading_of(question_id)` is (right choice, number of choices), None if it left the bank.
     """
-    async with db.session() as session:
-        claimed = await session.exec(_claim(post_id))  # type: ignore[call-overload]
-        post = await session.get(DailyPost, post_id)
-        if post is None:
-            raise LookupError(f"no daily post {post_id}")
-        if claimed.rowcount == 0 and not post.settled:
-            raise SettleBlocked(post_id, await _earlier_open(session, post))
-        if claimed.rowcount == 0 and post.summary is not None:
-            stored = RevealSummary.from_json(post.summary)
-            unfinished = not post.graded  # a crash between the settle and its cards
-        else:
-            stored, unfinished = await _settle_claimed(session, post, now, grading_of), True
-    if unfinished:
-        await grade_post(db, post_id)
-    return post, stored
-
-
-async def _earlier_open(session: AsyncSession, post: DailyPost) -> int:
-    """The server's first open post before `post`; `post`'s own id when it was settled
-    meanwhile (the caller tries again)."""
-    conn = await session.connection()
-    earlier = (
-        await conn.execute(
-            select(col(DailyPost.id))
-            .where(
-                col(DailyPost.guild_id) == post.guild_id,
-                col(DailyPost.settled) == false(),
-                col(DailyPost.day) < post.day,
-            )
-            .order_by(col(DailyPost.day))
-            .limit(1)
+    for _ in range(TRIES):
+        async with db.engine.connect() as conn:
+            post = await _post(conn, post_id)
+            if post.settled:
+                if post.summary is None:  # settled before summaries were stored
+                    return post, await _settle_again(db, post, now, grading_of)
+                return post, RevealSummary.from_json(post.summary)
+            earlier = await _earlier_open(conn, post)
+            if earlier is not None:
+                raise SettleBlocked(post_id, earlier)
+            rows = (
+                await conn.execute(
+                    select(_ANSWER.c.user_id, _ANSWER.c.choice, _ANSWER.c.correct).where(
+                        _ANSWER.c.post_id == post_id
+                    )
+                )
+            ).all()
+            known = await answering_stats(conn, post.guild_id, post_id)
+        answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
+        stats = day_stats(
+            db.engine.dialect.name,
+            post.guild_id,
+            post.day,
+            {a.user_id: a.correct for a in answers},
+            known,
+            now,
         )
-    ).scalar()
-    assert post.id is not None
-    return earlier if earlier is not None else post.id
-
-
-async def _settle_claimed(
-    session: AsyncSession, post: DailyPost, now: datetime, grading_of: Grading
-) -> RevealSummary:
-    """The settle's own transaction, once the post is claimed (the caller's session)."""
-    assert post.id is not None
-    conn = await session.connection()
-    rows = (
-        await conn.execute(
-            select(
-                col(DailyAnswer.user_id),
-                col(DailyAnswer.choice),
-                col(DailyAnswer.correct),
-            ).where(col(DailyAnswer.post_id) == post.id)
+        summary = reveal_summary(
+            post_id,
+            post.guild_id,
+            post.day,
+            post.question_id,
+            answers,
+            grading_of(post.question_id),
+            stats.settled,
+            list(post.unclear_users or ()),
         )
-    ).all()
-    answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
-    settled = await settle_day(
-        session, post.guild_id, post.day, {a.user_id: a.correct for a in answers}, now
+        async with db.session() as session:
+            claimed = await session.exec(_claim(post_id))  # type: ignore[call-overload]
+            if claimed.rowcount == 0:
+                continue  # settled meanwhile, or an answer came in: look again
+            conn = await session.connection()
+            if await _answer_count(conn, post_id) != len(answers):
+                await session.rollback()
+                continue
+            await _write(session, post, stats, answers, summary, now)
+        post.settled, post.graded, post.summary = True, False, summary.to_json()
+        return post, summary
+    raise RuntimeError(f"daily post {post_id} kept changing while it was settled")
+
+
+async def _post(conn: AsyncConnection, post_id: int) -> DailyPost:
+    row = (await conn.execute(select(_POST).where(_POST.c.id == post_id))).first()
+    if row is None:
+        raise LookupError(f"no daily post {post_id}")
+    return DailyPost.model_validate(row._asdict())
+
+
+async def _earlier_open(conn: AsyncConnection, post: DailyPost) -> int | None:
+    """The server's first open post before `post`, if any."""
+    found = await conn.execute(
+        select(_POST.c.id)
+        .where(
+            _POST.c.guild_id == post.guild_id,
+            _POST.c.settled == false(),
+            _POST.c.day < post.day,
+        )
+        .order_by(_POST.c.day)
+        .limit(1)
     )
+    return found.scalar()
+
+
+async def _answer_count(conn: AsyncConnection, post_id: int) -> int:
+    query = select(func.count()).select_from(_ANSWER).where(_ANSWER.c.post_id == post_id)
+    return int((await conn.execute(query)).scalar_one())
+
+
+async def _write(
+    session: AsyncSession,
+    post: DailyPost,
+    stats: DayStats,
+    answers: list[Answer],
+    summary: RevealSummary,
+    now: datetime,
+) -> None:
+    """The settle's writes, in the transaction of its claim."""
+    assert post.id is not None
+    conn = await session.connection()
+    await write_day(conn, stats, now)
     await tallies.add_post(conn, post.guild_id, post.id, post.day, post.question_id, answers)
     await class_recall.join(conn, post.guild_id, post.id)
-    summary = reveal_summary(
-        post.id,
-        post.guild_id,
-        post.day,
-        post.question_id,
-        answers,
-        grading_of(post.question_id),
-        settled,
-        list(post.unclear_users or ()),
-    )
-    post.summary = summary.to_json()
+    await conn.execute(update(_POST).where(_POST.c.id == post.id).values(summary=summary.to_json()))
     if post.message_id is not None:
         # The reveal is owed with the settled day, in one transaction.
         owe(session, Owed.REVEAL, post, now)
     await session.commit()
+
+
+async def _settle_again(
+    db: Database, post: DailyPost, now: datetime, grading_of: Grading
+) -> RevealSummary:
+    """A post marked settled without a summary (written by hand, or before summaries
+    were kept): its day is applied now, as it always was."""
+    assert post.id is not None
+    async with db.session() as session:
+        conn = await session.connection()
+        await conn.execute(update(_POST).where(_POST.c.id == post.id).values(graded=False))
+        rows = (
+            await conn.execute(
+                select(_ANSWER.c.user_id, _ANSWER.c.choice, _ANSWER.c.correct).where(
+                    _ANSWER.c.post_id == post.id
+                )
+            )
+        ).all()
+        answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
+        known = await answering_stats(conn, post.guild_id, post.id)
+        stats = day_stats(
+            conn.dialect.name,
+            post.guild_id,
+            post.day,
+            {a.user_id: a.correct for a in answers},
+            known,
+            now,
+        )
+        summary = reveal_summary(
+            post.id,
+            post.guild_id,
+            post.day,
+            post.question_id,
+            answers,
+            grading_of(post.question_id),
+            stats.settled,
+            list(post.unclear_users or ()),
+        )
+        await _write(session, post, stats, answers, summary, now)
+    post.graded, post.summary = False, summary.to_json()
     return summary
 
 
@@ -178,13 +254,16 @@ async def grade_post(db: Database, post_id: int) -> None:
         ).all()
     source = Source(DAILY, str(post_id))
     grades = [Grade(r.user_id, question_id, r.correct, r.answered_at, source) for r in rows]
-    for start in range(0, max(1, len(grades)), GRADE_CHUNK):
+    parts = chunks(grades, GRADE_CHUNK) or [{}]
+    for index, part in enumerate(parts):
+        # The cards are read and worked out first; the transaction only writes them.
+        async with db.engine.connect() as conn:
+            prepared = await prepare_grades(conn, part)
         async with db.session() as session:
-            await record_grades(session, grades[start : start + GRADE_CHUNK])
-            if start + GRADE_CHUNK >= len(grades):
-                await session.exec(
-                    update(DailyPost).where(col(DailyPost.id) == post_id).values(graded=True)
-                )
+            conn = await session.connection()
+            await apply_grades(conn, prepared)
+            if index == len(parts) - 1:
+                await conn.execute(update(_POST).where(_POST.c.id == post_id).values(graded=True))
             await session.commit()
 
 
