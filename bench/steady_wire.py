@@ -146,7 +146,8 @@ async def interactions(fake: FakeDiscord, count: int, tag: str) -> tuple[list[fl
     return starts, clicks
 
 
-async def run(quick: bool) -> list[Row]:
+async def run(quick: bool, in_process: dict[float, float] | None = None) -> list[Row]:
+    """The rows; `in_process`: `bench.steady`'s CPU per reaction at each rate, same run."""
     seconds = 0.5 if quick else 5.0
     count = 3 if quick else 100
     rates = (500.0, 2000.0)
@@ -180,7 +181,7 @@ async def run(quick: bool) -> list[Row]:
                     for k, what in enumerate(p99):
                         p99[what].append((percentile(idle[k], 99), percentile(busy[k], 99)))
                 code = await bot.stop()
-    return rows(cpu, p99, floor, count, code)
+    return rows(cpu, p99, floor, count, code, in_process or {})
 
 
 def rows(
@@ -189,6 +190,7 @@ def rows(
     floor: float,
     count: int,
     code: int,
+    in_process: dict[float, float],
 ) -> list[Row]:
     out = []
     for rate, values in cpu.items():
@@ -202,6 +204,8 @@ def rows(
                 "ms",
                 f"<={CPU_BUDGET_MS} ms" if budgeted else "(info)",
                 figure <= CPU_BUDGET_MS if budgeted else None,
+                baseline=in_process.get(rate),
+                baseline_what="in-process parser feed, same run" if rate in in_process else "",
                 n=n,
                 spread=spread,
                 note=f"/proc/<pid>/stat of the bot process; idle floor {floor:.0f} ms CPU per s;"

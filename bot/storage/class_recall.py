@@ -33,10 +33,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
-    Float,
     bindparam,
     case,
-    cast,
     exists,
     false,
     func,
@@ -47,13 +45,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
 
 from bot.core.daily.choice import ACTIVE_DAYS, CARDS, Signal
-from bot.core.daily.recall import EPOCH, MIN_EXPONENT, SUMS, add_terms, days
+from bot.core.daily.recall import EPOCH, SUMS, add_terms, days
 from bot.storage.database import Database
 from bot.storage.models import ClassMember, ClassRecall, DailyAnswer, DailyPost, ReviewCard
+from bot.storage.recall_sql import card_stability, greatest, review_days, terms_select
 from bot.storage.streaks import lock_guild
 
 # Members counted in or out per transaction (each a few ms of the write lock).
@@ -90,52 +88,6 @@ def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
 
 def _as_of(at: float) -> datetime:
     return EPOCH + timedelta(days=at)
-
-
-# -- the SQL side of a card's terms ------------------------------------------------------
-
-
-def _greatest(conn: AsyncConnection, a: Any, b: Any) -> ColumnElement[float]:
-    if conn.dialect.name == "postgresql":
-        return func.greatest(a, b)
-    return func.max(a, b)  # SQLite's max() of two arguments is the scalar one
-
-
-def _review_days(conn: AsyncConnection) -> ColumnElement[Any]:
-    """A card's last review in days since EPOCH, in SQL."""
-    column = _CARD.c.last_review
-    if conn.dialect.name == "postgresql":  # a naive UTC timestamp's epoch is its UTC one
-        since_1970 = (EPOCH - datetime(1970, 1, 1, tzinfo=EPOCH.tzinfo)).days
-        return cast(func.extract("epoch", column), Float) / 86_400.0 - since_1970
-    return func.julianday(column) - func.julianday(EPOCH.strftime("%Y-%m-%d %H:%M:%S"))
-
-
-def _stability() -> ColumnElement[float]:
-    return _CARD.c.card["stability"].as_float()
-
-
-_TERMS: dict[str, Any] = {}
-
-
-def _terms_select(conn: AsyncConnection) -> Any:
-    """SUM of each term of the cards of the members `:users`, at the time `:at`
-    (`bot.core.daily.recall.terms`), per question; built once per dialect."""
-    name = conn.dialect.name
-    if name not in _TERMS:
-        at = bindparam("at", type_=Float)
-        stability = _stability()
-        u = at - _review_days(conn) + stability / SUMS.factor
-        c = func.power(literal(SUMS.factor) / stability, SUMS.decay)
-        sums = [
-            func.sum(c * func.exp(_greatest(conn, literal(MIN_EXPONENT), u * -rate)))
-            for rate in SUMS.rates
-        ]
-        _TERMS[name] = (
-            select(_CARD.c.question_id, func.count(), *sums)
-            .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
-            .group_by(_CARD.c.question_id)
-        )
-    return _TERMS[name]
 
 
 # -- membership --------------------------------------------------------------------------
@@ -253,15 +205,13 @@ async def _fold_chunk(
         .with_for_update(read=True)
     )
     latest = (
-        await conn.execute(
-            select(func.max(_review_days(conn))).where(_CARD.c.user_id.in_(everyone))
-        )
+        await conn.execute(select(func.max(review_days(conn))).where(_CARD.c.user_id.in_(everyone)))
     ).scalar()
     at = max(days(now), float(latest or 0.0))  # every card's terms at one time
     for users, sign in ((leaving, -1), (sorted(joined), 1)):
         if not users:
             continue
-        rows = await conn.execute(_terms_select(conn), {"users": users, "at": at})
+        rows = await conn.execute(terms_select(conn), {"users": users, "at": at})
         for question_id, count, *terms in rows:
             n, sums = deltas.setdefault(question_id, (0, SUMS.zeros()))
             add_terms(sums, [float(t or 0.0) for t in terms], sign)
@@ -426,8 +376,8 @@ async def signals(
         for question_id, cards, sums, as_of in rows:
             mean = SUMS.mean(sums, cards, days(as_of), at)
             totals[question_id] = (cards, mean * cards)
-        stability = _stability()
-        elapsed = _greatest(conn, literal(0.0), literal(at) - _review_days(conn))
+        stability = card_stability()
+        elapsed = greatest(conn, literal(0.0), literal(at) - review_days(conn))
         recall = func.power(1.0 + literal(SUMS.factor) * elapsed / stability, SUMS.decay)
         extra_rows = await conn.execute(
             select(_CARD.c.question_id, func.count(), func.sum(recall))
