@@ -45,7 +45,8 @@ async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
     conn = await session.connection()
     applied = 0
     for chunk in chunks(grades):
-        applied += await apply_grades(conn, await prepare_grades(conn, chunk))
+        # In the caller's transaction: the cards are read under lock and worked out there.
+        applied += await apply_grades(conn, Prepared(chunk, {}, {}, {}, ready=False))
     return applied
 
 
@@ -58,6 +59,7 @@ class Prepared:
     rows: dict[tuple[int, str], dict[str, Any]]  # each card after the grades, driver values
     versions: dict[tuple[int, str], int]  # its `reviews` when read (0: no card yet)
     before: dict[tuple[int, str], tuple[float, float] | None]
+    ready: bool = True  # False: nothing worked out yet (read and work out under lock)
 
 
 def chunks(
@@ -91,8 +93,8 @@ async def prepare_grades(conn: Any, unique: dict[tuple[str, str, int, str], Grad
 async def apply_grades(conn: Any, prepared: Prepared) -> int:
     """Write prepared grades (in the caller's transaction): the log first (only the
     answers not applied before win), then each card as prepared if nobody changed it
-    since it was read; a card that changed (or lost an answer to the log) is locked,
-    read again and worked out anew here."""
+    since it was read; a card that changed (or lost an answer to the log), or every card
+    when nothing was prepared (`ready` False), is read under lock and worked out here."""
     if not prepared.unique:
         return 0
     insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
@@ -119,37 +121,40 @@ async def apply_grades(conn: Any, prepared: Prepared) -> int:
     if not won:
         return 0
     changed = {(g.user_id, g.question_id) for g in won}
-    lost = {(g.user_id, g.question_id) for g in prepared.unique.values()} - {
-        (g.user_id, g.question_id) for g in won
-    }
-    versions = await _lock_versions(conn, changed)
-    # As prepared: every answer of the card won and its card is as it was read.
-    stale = {k for k in changed if k in lost or versions.get(k, 0) != prepared.versions[k]}
+    stale = set(changed)
+    if prepared.ready:
+        lost = {(g.user_id, g.question_id) for g in prepared.unique.values()} - changed
+        versions = await _lock_versions(conn, changed)
+        # As prepared: every answer of the card won and its card is as it was read.
+        stale = {k for k in changed if k in lost or versions.get(k, 0) != prepared.versions[k]}
     rows = {k: prepared.rows[k] for k in changed - stale}
     before = {k: prepared.before.get(k) for k in changed - stale}
-    new = {k for k in changed - stale if prepared.versions[k] == 0}
+
+    async def work_out(keys: set[tuple[int, str]]) -> set[tuple[int, str]]:
+        """Read `keys` under lock and apply the won grades to them; the keys with no card."""
+        found = await _read_cards(conn, keys, lock=True)
+        for key in keys:
+            before[key] = _curve_point(found[key]) if key in found else None
+            rows[key] = found.get(key) or _new_row()
+        for grade in sorted(won, key=lambda g: as_utc(g.when)):
+            if (grade.user_id, grade.question_id) in keys:
+                _advance(rows[(grade.user_id, grade.question_id)], grade, stamp)
+        return keys - found.keys()
+
+    missing = await work_out(stale) if stale else set()
+    new = {k for k in changed - stale if prepared.versions[k] == 0} | missing
     if new:
         # New cards go in as they are after their grades. A concurrent grader may be
-        # creating one of them: the insert waits for it and skips it; such a card is
-        # then worked out anew on top of what the other grader wrote.
+        # creating one of them: the insert waits for it and skips it; such a card is then
+        # read (locked) and worked out anew on top of what the other grader wrote.
         result = await conn.execute(
             insert(_CARD).on_conflict_do_nothing().returning(_CARD.c.user_id, _CARD.c.question_id),
             [{"user_id": u, "question_id": q, **_values(rows[(u, q)])} for u, q in sorted(new)],
         )
         created = {(r[0], r[1]) for r in result}
-        stale |= new - created
+        if new - created:
+            assert not await work_out(new - created), "a card another grader created vanished"
         new = created
-    if stale:
-        again = await _read_cards(conn, stale, lock=True)
-        # Every stale card exists: it changed, or another grader created it, or one of
-        # its answers was applied before (which created it).
-        assert again.keys() == stale, "a card changed under a grade vanished"
-        for key in stale:
-            before[key] = _curve_point(again[key])
-            rows[key] = again[key]
-        for grade in sorted(won, key=lambda g: as_utc(g.when)):
-            if (grade.user_id, grade.question_id) in stale:
-                _advance(rows[(grade.user_id, grade.question_id)], grade, stamp)
     updates = [
         {"b_user_id": u, "b_question_id": q, **{f"b_{k}": v for k, v in _values(row).items()}}
         for (u, q), row in rows.items()
