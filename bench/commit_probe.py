@@ -71,6 +71,8 @@ def _answer(pipe: Connection, state: list[Any]) -> bool:
 
 def _sqlite(path: str, guild_id: int, pipe: Connection) -> None:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    # As the bot's connections (`bot.storage.database`): no fsync per commit in WAL mode.
+    conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA wal_autocheckpoint=0")
     sql = "UPDATE guild_daily_config SET admin_notified = 1 - admin_notified WHERE guild_id = ?"
     state: list[Any] = [0.0, 0]
