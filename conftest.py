@@ -10,4 +10,5 @@ pytest_plugins = [
     "tests.support.standin",
     "tests.support.db",
     "tests.support.driver",
+    "tests.support.pgcluster",
 ]

@@ -30,14 +30,16 @@ BENCHMARKS = (
     "grading_latency",
     "steady",
     "interactions",
+    "live",
     "demo",
+    "generated",
     "memory",
     "schedule",
     "shards",
     "charts",
     "scale",
 )
-DB_BOUND = ("reactions", "steady", "schedule", "shards", "scale")
+DB_BOUND = ("reactions", "steady", "live", "schedule", "shards", "scale")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

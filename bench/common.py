@@ -177,8 +177,14 @@ class Stopwatch:
 # -- the Discord stand-in and the real bot --------------------------------------------
 
 
-# The same stand-in the tests use, without pytest's unknown-route check.
-stand_in = serving_stand_in
+@contextlib.asynccontextmanager
+async def stand_in() -> AsyncIterator[FakeDiscord]:
+    """The same stand-in the tests use, without pytest's unknown-route check. Without
+    Discord's IDENTIFY window: a benchmark starts bots one after another on it and
+    measures them, not the 5 s pacing (tests/test_identify.py checks that)."""
+    async with serving_stand_in() as fake:
+        fake.identify_window_s = 0
+        yield fake
 
 
 @dataclass
@@ -224,6 +230,7 @@ async def running_bot(
     """The real QuizTutorBot on a SQLite file in `tmp`, connected to the stand-in (as the
     e2e tests start it); `sync` registers its commands in the stand-in's guild."""
     overrides.setdefault("database_url", db_url(tmp))
+    overrides.setdefault("identify_spacing_s", 0)  # the stand-in's window is off too
     bot = QuizTutorBot(make_settings(tmp, **overrides))
     async with run_client(bot, fake, timeout=WAIT_S):
         if sync:

@@ -6,6 +6,8 @@ Replies, embeds and buttons are the presentation layer, `cogs.ui`.
 
 from __future__ import annotations
 
+import zoneinfo
+from functools import cache
 from typing import TYPE_CHECKING, TypeVar
 
 import discord
@@ -48,6 +50,17 @@ async def topic_choices(
         if needle in quiz.id or needle in title.lower():
             choices.append(app_commands.Choice(name=title[:100], value=quiz.id))
     return choices[:25]  # Discord shows at most 25
+
+
+@cache
+def _zones() -> list[str]:
+    return sorted(zoneinfo.available_timezones())
+
+
+def timezone_choices(current: str) -> list[app_commands.Choice[str]]:
+    """IANA time zones containing what was typed (Discord shows at most 25)."""
+    needle = current.lower().replace(" ", "_")
+    return [app_commands.Choice(name=z, value=z) for z in _zones() if needle in z.lower()][:25]
 
 
 def _in_guild(interaction: discord.Interaction) -> bool:

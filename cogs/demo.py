@@ -15,9 +15,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.ui.buttons import run_demo_for
-from experiments.catalog import CATALOG
+from experiments.catalog import CATALOG, widest_range
 
 log = logging.getLogger("quiztutor.demo")
+
+# Discord enforces these (min_value/max_value); each demo's own bounds are checked after.
+MB_MIN, MB_MAX = widest_range("micro_batches") or (1, 16)
+MBS_MIN, MBS_MAX = widest_range("micro_batch_size") or (1, 256)
 
 DEMO_CHOICES = [
     app_commands.Choice(name=info.title("en"), value=name) for name, info in CATALOG.items()
@@ -41,8 +45,8 @@ class DemoCog(commands.Cog):
         self,
         interaction: discord.Interaction,
         name: app_commands.Choice[str],
-        micro_batches: int | None = None,
-        micro_batch_size: int | None = None,
+        micro_batches: app_commands.Range[int, MB_MIN, MB_MAX] | None = None,
+        micro_batch_size: app_commands.Range[int, MBS_MIN, MBS_MAX] | None = None,
     ) -> None:
         # Bounds are checked against the catalog so the message names the allowed range.
         params = {

@@ -1,15 +1,47 @@
 """What every feature's interactions share, set up first: the command tree's one error
-handler (a localized message for any failure, never a traceback) and the "Show me"
-button, which quizzes, live rounds and daily reveals all carry."""
+handler (a localized message for any failure, never a traceback), the persistent modals'
+router, the buttons any question can carry ("Show me" and "Report"), and the notices owed
+to a member, delivered with the reply to their next command."""
 
 from __future__ import annotations
 
+import logging
+
+import discord
+from discord import app_commands
 from discord.ext import commands
 
+from bot.storage.retry import is_transient, outage
 from cogs.ui.buttons import ShowDemoButton
-from cogs.ui.replies import on_tree_error
+from cogs.ui.modals import ModalRouter, add_modals
+from cogs.ui.notices import deliver_pending
+from cogs.ui.replies import log_context, on_tree_error
+from cogs.ui.report import ReportButton, ReportModal
+
+log = logging.getLogger("quiztutor.community")
+
+
+class OwedNotices(commands.Cog):
+    @commands.Cog.listener()
+    async def on_app_command_completion(
+        self,
+        interaction: discord.Interaction,
+        command: app_commands.Command | app_commands.ContextMenu,
+    ) -> None:
+        try:
+            await deliver_pending(interaction)
+        except Exception as exc:  # the command itself succeeded: never spoil it
+            if is_transient(exc):
+                # The database is away: logged once for the whole outage; the notices
+                # stay owed and go out with a later command.
+                outage.failed("delivering owed notices", exc)
+                return
+            log.exception("owed notices not delivered", extra=log_context(interaction))
 
 
 async def setup(bot: commands.Bot) -> None:
     bot.tree.on_error = on_tree_error  # type: ignore[method-assign]
-    bot.add_dynamic_items(ShowDemoButton)
+    await bot.add_cog(ModalRouter())
+    await bot.add_cog(OwedNotices())
+    bot.add_dynamic_items(ShowDemoButton, ReportButton)
+    add_modals(bot, ReportModal)

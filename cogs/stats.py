@@ -25,6 +25,7 @@ from bot.services.charts import accuracy_png, progress_bars
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.embeds import empty_text, leaderboard_embed, progress_embed, streak_embed
+from cogs.ui.learning_embeds import add_habit, habit_embed
 from cogs.ui.replies import send_ephemeral
 
 PROGRESS_CHART = "progress.png"
@@ -131,17 +132,24 @@ class StatsCog(commands.Cog):
     async def me(self, interaction: discord.Interaction) -> None:
         locale = interaction_locale(interaction)
         services = services_of(interaction)
-        progress = await services.progress.of(interaction.user.id, interaction.guild_id)
+        user_id, guild_id = interaction.user.id, interaction.guild_id
+        progress = await services.progress.of(user_id, guild_id)
+        habit = await services.progress.habit(user_id, guild_id, progress.reviews.next_due)
         embed = progress_embed(interaction.user.display_name, progress, services.bank, locale)
-        if not progress.topics:  # nothing answered yet: no chart, and an answer at once
+        add_habit(embed, habit, locale)
+        if not progress.topics and not habit.answers:
+            # Nothing answered yet: no charts, and an answer at once.
             await send_ephemeral(interaction, embed=embed)
             return
-        await interaction.response.defer(ephemeral=True, thinking=True)  # the chart takes a while
-        bars = progress_bars(progress, services.bank, locale)
-        png = await services.charts.draw(accuracy_png, bars, t("me.chart_title", locale))
-        embed.set_image(url=f"attachment://{PROGRESS_CHART}")
-        chart = discord.File(io.BytesIO(png), filename=PROGRESS_CHART)
-        await send_ephemeral(interaction, embed=embed, file=chart)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # charts take a while
+        embeds, files = [embed], []
+        if progress.topics:
+            bars = progress_bars(progress, services.bank, locale)
+            png = await services.charts.draw(accuracy_png, bars, t("me.chart_title", locale))
+            embed.set_image(url=f"attachment://{PROGRESS_CHART}")
+            files.append(discord.File(io.BytesIO(png), filename=PROGRESS_CHART))
+        calendar, more = await habit_embed(services, habit, locale)
+        await send_ephemeral(interaction, embeds=[*embeds, calendar], files=[*files, *more])
 
     @app_commands.command(name="leaderboard", description="The server's best")
     @app_commands.describe(by="Rank by")

@@ -350,6 +350,14 @@ TITLES: dict[str, dict[str, str]] = {n: dict(e.titles) for n, e in CATALOG.items
 SUMMARIES: dict[str, dict[str, str]] = {n: dict(e.summaries) for n, e in CATALOG.items()}
 
 
+def widest_range(param: str) -> tuple[int, int] | None:
+    """The widest (min, max) of `param` over the demos that take it; None if none does."""
+    specs = [b[param] for info in CATALOG.values() if param in (b := info.bounds)]
+    if not specs:
+        return None
+    return min(s["min"] for s in specs), max(s["max"] for s in specs)
+
+
 def diagnostics_enabled() -> bool:
     return os.environ.get(DIAGNOSTICS_ENV) == "1"
 

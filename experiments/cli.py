@@ -8,8 +8,11 @@ import time
 from collections.abc import Sequence
 from typing import NoReturn
 
-from experiments.catalog import CATALOG, LANGS, get_info
+from experiments.catalog import CATALOG, LANGS, get_info, widest_range
 from experiments.outpaths import OutputPathError, check_output_path
+
+LIST_FIX = "`quiztutor demo --list` shows the demos and the range of each parameter"
+DEVICE_FIX = "use --device cpu (or auto); a GPU host needs the CUDA build of torch (README, Set up)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,10 +56,8 @@ def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
 
 def _range(param: str) -> str:
     """The widest bounds of `param` over the demos that take it, e.g. '1-16'."""
-    specs = [b[param] for info in CATALOG.values() if param in (b := info.bounds)]
-    if not specs:
-        return "not used by any demo"
-    return f"{min(s['min'] for s in specs)}-{max(s['max'] for s in specs)}"
+    bounds = widest_range(param)
+    return "not used by any demo" if bounds is None else f"{bounds[0]}-{bounds[1]}"
 
 
 def _list(lang: str) -> str:
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         info = get_info(args.name)
         info.validate(given)  # before importing torch: fast, clear errors
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc}\nfix: {LIST_FIX}", file=sys.stderr)
         return 2
 
     if args.plot:  # before the run: a bad path must not cost the computed result
@@ -109,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = run_experiment(args.name, device=args.device, **given)
     except ValueError as exc:  # e.g. --device cuda without CUDA
-        print(f"error: {exc}", file=sys.stderr)
+        fix = DEVICE_FIX if "cuda" in str(exc).lower() else LIST_FIX
+        print(f"error: {exc}\nfix: {fix}", file=sys.stderr)
         return 2
     print(
         f"{args.name} ran on {result.device} in {time.perf_counter() - started:.1f} s",

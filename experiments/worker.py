@@ -12,8 +12,16 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
+from experiments.lifeline import die_with
 
-def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: bool) -> None:
+
+def worker_main(
+    conn: Connection,
+    device: str,
+    torch_threads: int | None,
+    warm: bool,
+    bot_pid: int | None = None,
+) -> None:
     """Import torch, warm up, report ``ready``, then serve requests until ``stop``.
 
     Requests, each answered ``("ok", job_id, payload)`` or ``("error", job_id, type,
@@ -25,6 +33,8 @@ def worker_main(conn: Connection, device: str, torch_threads: int | None, warm: 
     * ``("generate_batch", job_id, name, seeds)``: several at once (pre-generation);
       payload a list of ``Instance.to_dict()``.
     """
+    if bot_pid is not None:
+        die_with(bot_pid)  # before anything slow: a bot killed while we start ends us too
     # Ctrl-C in the bot's terminal reaches the whole process group; the parent decides.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     t0 = time.perf_counter()

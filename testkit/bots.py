@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.settings import Settings
+from testkit.standin.server import TOKEN
 
 
 def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
@@ -16,7 +17,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "demo_worker": False,
         "quiz_cooldown_s": 0,
         "demo_cooldown_s": 0,
-        "discord_token": "fake-token",
+        "discord_token": TOKEN,
     }
     values.update(overrides)
     # _env_file=None: a developer's .env must not leak into tests.

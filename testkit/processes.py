@@ -3,7 +3,9 @@
 `python -m testkit.processes run` is exactly `quiztutor run` (bot.cli.main)
 plus ONE observable marker on stdout: ``QT-STARTED recovered=N`` once the daily
 driver's start-up (reaction recovery, catch-up) is done. Tests wait on that line
-instead of sleeping; nothing else in the bot changes.
+instead of sleeping. With ``QT_CLOCK_SHIFT_S`` set, the clock where the bot decides
+(`Services.clock`: the daily driver, the outbox's leases) runs that many seconds ahead,
+as if the process started that much later; nothing else in the bot changes.
 
 `BotProcess` starts such a child against the Discord stand-in (`fake.env()`), keeps
 its stderr for failure messages, and stops it with SIGTERM or SIGKILL.
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 MARKER = "QT-STARTED"
+CLOCK_SHIFT = "QT_CLOCK_SHIFT_S"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -49,8 +52,11 @@ def _install_marker() -> None:
 class BotProcess:
     """One `quiztutor run` child process; `await start()`, then `kill()` or `stop()`."""
 
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+    def __init__(
+        self, env: dict[str, str], log_path: Path, *, argv_prefix: list[str] | None = None
+    ) -> None:
         self.env = env
+        self.argv_prefix = argv_prefix or []  # e.g. setpriv: the bot without some privileges
         self.log_path = log_path
         self.proc: asyncio.subprocess.Process | None = None
         self.lines: list[str] = []
@@ -60,6 +66,7 @@ class BotProcess:
     async def start(self) -> BotProcess:
         self._stderr = self.log_path.open("ab")
         self.proc = await asyncio.create_subprocess_exec(
+            *self.argv_prefix,
             sys.executable,
             "-m",
             "testkit.processes",
@@ -125,6 +132,11 @@ class BotProcess:
                 self.proc.kill()
                 await self.proc.wait()
             if self._reader is not None:
+                # A child the bot left behind may still hold its stdout: stop reading
+                # instead of waiting for an end of file that would never come.
+                done, _ = await asyncio.wait({self._reader}, timeout=2)
+                if not done:
+                    self._reader.cancel()
                 await asyncio.gather(self._reader, return_exceptions=True)
             self._stderr.close()
         return code
@@ -144,16 +156,11 @@ def bot_env(fake_env: dict[str, str], database_url: str, **extra: Any) -> dict[s
     return env
 
 
-def db_rows(database_url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """A plain read from another process's database (SQLite WAL readers never block it)."""
-    from testkit.databases import db_rows as read
-
-    return read(database_url, sql, params)
-
-
 def integrity(database_url: str) -> list[str]:
     """["ok"] when the database is sound: SQLite's integrity check; on PostgreSQL, no
     index left invalid (what an interrupted index build leaves behind)."""
+    from testkit.databases import db_rows
+
     if database_url.startswith("sqlite"):
         return [str(r[0]) for r in db_rows(database_url, "PRAGMA integrity_check")]
     invalid = db_rows(
@@ -162,8 +169,29 @@ def integrity(database_url: str) -> list[str]:
     return [f"invalid index {r[0]}" for r in invalid] or ["ok"]
 
 
+def _install_clock_shift(seconds: float) -> None:
+    from datetime import datetime, timedelta
+
+    import bot.discord.client as client
+    from bot.core.settings import Settings
+    from bot.core.times import utcnow
+    from bot.services.container import Services, start_services
+
+    shift = timedelta(seconds=seconds)
+
+    def shifted() -> datetime:
+        return utcnow() + shift
+
+    async def start(settings: Settings) -> Services:
+        return await start_services(settings, clock=shifted)
+
+    client.start_services = start  # type: ignore[assignment]
+
+
 if __name__ == "__main__":
     _install_marker()
+    if os.environ.get(CLOCK_SHIFT):
+        _install_clock_shift(float(os.environ[CLOCK_SHIFT]))
     from bot.cli.main import main
 
     sys.exit(main(sys.argv[1:]))

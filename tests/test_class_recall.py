@@ -14,11 +14,13 @@ from sqlmodel import col, select
 from bot.core.daily.choice import ACTIVE_DAYS, CARDS
 from bot.core.daily.recall import SUMS, X_MAX, X_MIN, RecallSums, add_terms, days
 from bot.core.quizbank import QuizBank
-from bot.core.review import QUIZ, Source
+from bot.core.review import QUIZ, SCHEDULER, Source
 from bot.services.daily import DailyService
 from bot.services.review import Reviews
 from bot.storage import DailyAnswer, DailyPost, Database, ReviewCard
 from bot.storage.class_recall import fold, signals
+from bot.storage.memory import reschedule
+from bot.storage.models import MemoryModel
 from testkit.times import Clock
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -149,3 +151,27 @@ async def test_the_class_recall_follows_grades_joins_and_members_gone_quiet(
     async with daily.db.engine.connect() as conn:
         members, got, _ = await signals(conn, A, QUESTIONS, START + timedelta(days=60))
     assert (members, got) == (0, {})
+
+
+async def test_the_class_recall_follows_cards_replayed_by_a_new_memory_model(
+    daily: DailyService, clock: Clock, bank: QuizBank
+) -> None:
+    # A server adopts its own parameters: its cards are replayed with them (Learning II),
+    # and the sums of every server counting those members follow the replayed cards.
+    await day(daily, clock, A, 0, "mx-01", {u: u % 3 != 0 for u in range(1, 9)})
+    await day(daily, clock, B, 2, "mx-01", {u: u % 2 == 0 for u in range(5, 13)})
+    await day(daily, clock, A, 4, "mx-02", {u: u % 2 == 1 for u in range(1, 9)})
+    at = START + timedelta(days=5)
+    for guild in (A, B):
+        await check(daily.db, guild, at)  # counted in, under the default parameters
+    parameters = [float(w) for w in SCHEDULER.parameters]
+    parameters[:4] = [w * 3 for w in parameters[:4]]  # other first stabilities, same decay
+    async with daily.db.session() as session:  # the row the server's first answer made
+        model = await session.get(MemoryModel, A)
+        assert model is not None
+        model.parameters = parameters
+        session.add(model)
+        await session.commit()
+    assert await reschedule(daily.db, A) > 0
+    for guild in (A, B):
+        await check(daily.db, guild, at)

@@ -37,7 +37,7 @@ def closed_port() -> int:
 @pytest.mark.parametrize("command", ["run", "sync"])
 def test_discord_unreachable(tmp_path: Path, command: str) -> None:
     base = f"http://127.0.0.1:{closed_port()}"
-    result = cli(tmp_path, command, DISCORD_TOKEN="your-token", DISCORD_API_BASE=base)
+    result = cli(tmp_path, command, DISCORD_TOKEN="your.bot.token", DISCORD_API_BASE=base)
     assert_short(result, 1, f"cannot reach Discord at {base}", "fix: check DISCORD_API_BASE")
     assert not (tmp_path / "data").exists()  # nothing was created on the way
 

@@ -59,6 +59,12 @@ async def test_stats_csv_per_question_and_per_week_and_the_plain_table(
     id_text = shipped_bank.question(q1).choice_texts("id")[w1]
     assert id_text[:39] in lines[3]
 
+    # --table without --csv: that table alone.
+    only_weeks = cli(tmp_path, "stats", "--guild", str(GUILD), "--table", "weeks", **env)
+    assert only_weeks.returncode == 0, only_weeks.stderr
+    assert "members per week" in only_weeks.stdout
+    assert "weakest first" not in only_weeks.stdout and q1 not in only_weeks.stdout
+
     # A server with no daily question here: a short error, not an empty file.
     other = cli(tmp_path, "stats", "--guild", "42", "--csv", **env)
     assert_short(other, 1, "no daily question was posted in server 42", "Copy Server ID")

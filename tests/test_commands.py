@@ -64,10 +64,10 @@ async def test_sync_command_registers_in_one_guild(
     from bot.discord.runner import register_commands as _sync
 
     settings = make_settings(tmp_path)
-    assert await _sync(settings, "fake-token", discord_fake.guild.id) == 0
+    assert await _sync(settings, discord_fake.token, discord_fake.guild.id) == 0
     assert "Registered" in capsys.readouterr().out
     assert any(c["name"] == "quiz" for c in discord_fake.registered_commands(discord_fake.guild.id))
-    assert await _sync(settings, "fake-token", None) == 0
+    assert await _sync(settings, discord_fake.token, None) == 0
     assert any(c["name"] == "quiz" for c in discord_fake.registered_commands(None))
     assert not (tmp_path / "quiztutor.db").exists()  # syncing touches no database
 

@@ -19,7 +19,8 @@ from bot.core.quizbank import QuizBank
 from bot.services.daily import DailyService
 from bot.storage import DailyPost, Database, MemberStats
 from bot.storage.database import alembic_config
-from testkit.processes import BotProcess, bot_env, db_rows
+from testkit.databases import db_rows
+from testkit.processes import BotProcess, bot_env
 from testkit.standin.server import FakeDiscord
 from tests.support.db import seed_member_stats
 

@@ -27,7 +27,9 @@ async def test_daily_stats_shows_the_weakest_questions_their_misconception_and_a
         assert res.ephemeral and res.type == 5  # deferred before the chart is drawn
         reply = await res.wait_followup()
         assert reply.ephemeral
-        [embed] = reply.embeds
+        embed, memory = reply.embeds  # Learning II: the memory model, in a second embed
+        memory_fields = {f["name"]: f["value"] for f in memory["fields"]}
+        assert memory_fields["Memory model"].startswith("FSRS's defaults: no fit yet")
         # The summary of recent days is still there (5 posts in this server, newest first).
         assert embed["description"].splitlines()[0].startswith(f"{today.isoformat()} · {q3}")
         fields = {f["name"]: f["value"] for f in embed["fields"]}
@@ -42,7 +44,7 @@ async def test_daily_stats_shows_the_weakest_questions_their_misconception_and_a
         answers = [int(n) for n in re.findall(r"(\d+) answer", "\n".join(weeks))]
         assert sum(answers) == 4 + 3 + 1 + 1  # the post 70 days ago is outside the weeks
 
-        [chart] = reply.attachments
+        chart = reply.attachments[0]
         assert chart.filename == "daily-stats.png"
         assert chart.data.startswith(PNG_MAGIC) and len(chart.data) > 1000
         assert embed["image"]["url"] == "attachment://daily-stats.png"

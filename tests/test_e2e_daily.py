@@ -8,7 +8,7 @@ a local midnight whatever time the suite runs.
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -289,8 +289,9 @@ async def test_rate_limited_post_is_retried(discord_fake: FakeDiscord, start_bot
 async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
     discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """discord.py does not retry a 503: the reveal is owed in the database and sent later,
-    once, also across a restart."""
+    """discord.py does not retry a 503: the reveal is owed in the database; an admin who
+    asks again gets it tried at once and told the outcome; sent once, also across a
+    restart that does not know it was sent."""
     fake = discord_fake
     bob = fake.users_list[0]
     monkeypatch.setattr("bot.core.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
@@ -302,25 +303,49 @@ async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
         jobs, message, post, (n, right, _) = await post_todays_question(fake, bot)
         await fake.react(message, bob, ANSWER_EMOJI[right])
         await asyncio.wait_for(jobs.reactions.wait_seen(n + 1), WAIT)
-        fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=503, code=0, times=1)
+        fake.fail("POST", rf"/channels/{fake.channel2.id}/messages$", status=503, code=0, times=2)
 
         res = await fake.slash(fake.admin, "daily reveal")
         said = (await res.wait_followup()).text()
         assert "1 of 1" in said and "retried automatically" in said
         status = await fake.slash(fake.admin, "daily status")
         assert "Still to be sent" in status.text and "reveal" in status.text
-        assert "503" in status.text
+        assert "503" in status.text and "1 failed tries" in status.text
+        # Asked again while it is owed: tried now (Discord answers 503 once more)...
+        again = await fake.slash(fake.admin, "daily reveal")
+        said = (await again.wait_followup()).text()
+        assert "still owed: tried again just now" in said and "2 failed tries" in said
+        assert reveals() == []
+        # ...and once more: sent now, and said so with its link.
+        third = await fake.slash(fake.admin, "daily reveal")
+        said = (await third.wait_followup()).text()
+        (reveal,) = reveals()
+        assert "sent now" in said and str(reveal.id) in said
+        status = await fake.slash(fake.admin, "daily status")
+        assert "Still to be sent" not in status.text
         nothing = await fake.slash(fake.admin, "daily reveal")
         assert "no open daily question" in (await nothing.wait_followup()).text()
-        assert reveals() == []
-        # The process stops before the retry is due; pretend the backoff has passed.
+        # Pretend a process died sending it, before recording it, and its lease ran out:
+        # a restart must find the reply in the channel instead of sending a second one.
         async with bot.services.db.session() as session:
             await session.exec(
-                update(Outbox).where(col(Outbox.post_id) == post.id).values(due_at=utcnow())
+                update(Outbox)
+                .where(col(Outbox.post_id) == post.id)
+                .values(
+                    delivered_at=None,
+                    message_id=None,
+                    due_at=utcnow(),
+                    claimed_by="a-dead-process",
+                    claimed_at=utcnow() - timedelta(minutes=3),
+                    claimed_until=utcnow() - timedelta(minutes=1),
+                )
             )
             await session.commit()
+        status = await fake.slash(fake.admin, "daily status")
+        assert "a try was cut off" in status.text and "looks in the channel" in status.text
+    fake.nonce_window_s = 0  # later than Discord remembers the nonce
 
-    for _ in range(2):  # restarted (twice): sent once, at the first start
+    for _ in range(2):  # restarted (twice): found, not sent again
         async with start_bot() as bot:
             await started(bot)
             (reveal,) = reveals()

@@ -30,10 +30,10 @@ async def test_help_shows_members_their_commands_and_admins_theirs_too(
         assert "`/quiz start [topic] [questions]`" in text
         assert "For admins (Manage Server)" in text
         assert (
-            "`/daily setup channel time timezone [topic] [reveal_after] [language] [repeat_after]`"
-            in text
+            "`/daily setup channel time timezone [topic] [reveal_after] [language] [repeat_after]"
+            " [retention]`" in text
         )
-        assert "`/quizadmin add file`" in text and "`/daily status`" in text
+        assert "`/quizadmin add file [language]`" in text and "`/daily status`" in text
         # The admin part comes after the members' part.
         assert text.index("/quiz start") < text.index("For admins") < text.index("/daily setup")
 

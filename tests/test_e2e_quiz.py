@@ -33,7 +33,11 @@ async def test_quiz_start_answer_next_until_score(
         assert len(embed["fields"][0]["value"]) > 80  # the explanation
         assert "Sources" in [f["name"] for f in embed["fields"]]
         updated = fake.message(message.id)
-        assert [c.get("label") for c in updated.components[1]["components"]] == ["Next", "Show me"]
+        assert [c.get("label") for c in updated.components[1]["components"]] == [
+            "Next",
+            "Show me",
+            "Report",
+        ]
 
         step = await fake.click(updated, button(updated, "Next"), member)
         assert step.embeds[0]["title"] == "Question 2/2"
@@ -186,7 +190,7 @@ async def test_a_question_with_six_choices(discord_fake: FakeDiscord, start_bot:
             [c["label"] for c in row["components"]]
             for row in fake.message(res.message.id).components
         ]
-        assert rows == [["A", "B", "C", "D", "E"], ["F", "See my score"]]
+        assert rows == [["A", "B", "C", "D", "E"], ["F", "See my score", "Report"]]
 
 
 async def test_a_huge_typed_value_gets_a_short_answer(

@@ -133,11 +133,20 @@ async def test_me_shows_streak_accuracy_per_topic_and_reviews_privately(
         assert res.ephemeral and res.type == 5  # deferred: the chart is drawn off the loop
         me = await res.wait_followup()
         assert me.ephemeral and "progress" in me.embeds[0]["title"]
-        [chart] = me.attachments
+        chart, calendar = me.attachments
         assert chart.filename == "progress.png" and chart.data.startswith(PNG_MAGIC)
         assert len(chart.data) > 1000
         assert me.embeds[0]["image"]["url"] == "attachment://progress.png"
+        # Learning II: the calendar of 26 weeks below, and the habit beside the rest.
+        assert calendar.filename == "habit.png" and calendar.data.startswith(PNG_MAGIC)
+        assert me.embeds[1]["image"]["url"] == "attachment://habit.png"
         fields = {f["name"]: f["value"] for f in me.embeds[0]["fields"]}
+        habit = "2 answer(s) · current run 1 day(s) · longest run 1 day(s)"
+        assert fields["Habit (26 weeks)"] == habit
+        assert fields["True retention (30 days)"] == (
+            "no review of a due question in 30 days · target 90%"
+        )
+        assert fields["Next review"].startswith("<t:")
         assert fields["Current streak"] == "0 day(s)" and fields["Longest streak"] == "0 day(s)"
         title = bot.services.bank.quiz("mixed-precision").title["en"]
         assert fields["Accuracy per topic (weakest first)"] == f"{title} — 50% (1/2)"

@@ -10,6 +10,7 @@ from sqlalchemy import text
 
 from bot.core.analytics import week_starts
 from bot.core.daily.choice import CARDS
+from bot.core.daily.recall import SUMS, days
 from bot.core.review import rating_for, review
 from bot.storage import Database
 from bot.storage.analytics import class_analytics, guild_overview
@@ -123,4 +124,23 @@ async def test_upgrade_to_0005_fills_the_tallies_and_the_class(db: Database) -> 
     async with db.engine.connect() as conn:
         members, got, _ = await signals(conn, GUILD, ["q-a", "q-b"], now)
     assert members == 5  # U1-U4, and U5 through the open post
-    assert set(got) == {"q-b"} and (got["q-b"].basis, got["q-b"].n) == (CARDS, 1)
+    # Migration 0008 replayed the old daily answers into cards: both questions have cards
+    # now, and the class's sums give what the cards themselves give.
+    async with db.engine.connect() as conn:
+        cards = (
+            await conn.execute(
+                text(
+                    "SELECT question_id, card FROM review_card WHERE user_id IN"
+                    f" ({', '.join(str(u) for u in (U1, U2, U3, U4, U5))})"
+                )
+            )
+        ).all()
+    per_question: dict[str, list[float]] = {}
+    for question, card in cards:
+        data = card if isinstance(card, dict) else json.loads(card)
+        point = (data["stability"], days(datetime.fromisoformat(data["last_review"])))
+        per_question.setdefault(question, []).append(SUMS.exact(*point, days(now)))
+    assert set(got) == set(per_question) == {"q-a", "q-b"}
+    for question, recalls in per_question.items():
+        assert (got[question].basis, got[question].n) == (CARDS, len(recalls))
+        assert abs(got[question].recall - sum(recalls) / len(recalls)) < 1e-3, question

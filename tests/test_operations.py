@@ -173,7 +173,7 @@ def test_backup_without_a_database_says_so(tmp_path: Path, monkeypatch: pytest.M
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'missing.db'}")
-    assert main(["backup", str(tmp_path / "out.db")]) == 1
+    assert main(["backup", str(tmp_path / "out.db")]) == 2
     assert not (tmp_path / "out.db").exists()
 
 

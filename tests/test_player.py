@@ -17,6 +17,7 @@ import pytest
 from bot.cli.player import pick_questions
 from bot.core.quizbank import choice_order
 from bot.storage.quiz_files import load_bank
+from experiments.generators import generate
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
 pytestmark = pytest.mark.slow
@@ -41,11 +42,16 @@ def play(*args: str, stdin: str, columns: int = 60) -> subprocess.CompletedProce
     )
 
 
+#: mixed-precision.yaml: 8 written questions and 4 generated ones (templates).
+MP_QUESTIONS = 12
+
+
 def right_letters(quiz_id: str, seed: int) -> list[str]:
-    """The letters of the right answers in a seeded run (the same shuffle as the player)."""
+    """The letters of the right answers in a seeded run (the same shuffle as the player,
+    the same generated instances: their seeds come from the run's seed)."""
     rng = random.Random(seed)
     letters = []
-    for question in pick_questions(load_bank(), quiz_id, None, rng):
+    for question in pick_questions(load_bank(), quiz_id, None, rng, generate):
         order = choice_order(len(question.choices["en"]), rng)
         letters.append("ABCDEF"[order.index(question.answer)])
     return letters
@@ -72,10 +78,12 @@ def test_verdict_and_explanation_are_apart_and_all_right_is_said() -> None:
     result = play("--quiz", "mixed-precision", "--seed", "2", stdin="\n".join(letters) + "\n")
     lines = result.stdout.splitlines()
     verdicts = [i for i, line in enumerate(lines) if line == "✓ Correct!"]
-    assert len(verdicts) == 8
+    assert len(verdicts) == len(letters) == MP_QUESTIONS
     for i in verdicts:
         assert lines[i + 1] == "" and lines[i + 2].startswith("  Why: ")
-    assert "Score: 8/8 (100%)" in result.stdout
+    assert f"Score: {MP_QUESTIONS}/{MP_QUESTIONS} (100%)" in result.stdout
+    # A generated question says how to print it again.
+    assert "quiztutor generate running-sum-stall --seed " in result.stdout
     assert re.search(r"^Time: \d+:\d\d$", result.stdout, re.M)
     assert "Nothing to review: every answer was right." in result.stdout
 
@@ -88,17 +96,17 @@ def test_input_ending_counts_only_answered_questions_and_reviews_the_missed() ->
     out = result.stdout
     assert "Input ended before the quiz did." in out
     assert "Score: 1/2 (50%)" in out  # not 1/8
-    assert "2 of 8 question(s) answered; the score counts those only." in out
+    assert f"2 of {MP_QUESTIONS} question(s) answered; the score counts those only." in out
     review = out[out.index("To review (1):") :]
     assert review.splitlines()[1].startswith("  Q2: ")
-    question = pick_questions(load_bank(), "mixed-precision", None, random.Random(4))[1]
+    question = pick_questions(load_bank(), "mixed-precision", None, random.Random(4), generate)[1]
     answer = question.choices["en"][question.answer].replace("`", "")
     assert answer.split()[-1] in review
 
 
 def test_indonesian_end_of_run() -> None:
     result = play("--quiz", "mixed-precision", "--lang", "id", "--seed", "1", stdin="a\n")
-    assert "dari 8 soal dijawab" in result.stdout and "Waktu: " in result.stdout
+    assert f"dari {MP_QUESTIONS} soal dijawab" in result.stdout and "Waktu: " in result.stdout
 
 
 def test_ctrl_c_prints_the_score_so_far() -> None:
@@ -125,7 +133,7 @@ def test_ctrl_c_prints_the_score_so_far() -> None:
     out = (seen + rest).decode()
     assert proc.returncode == 130
     assert "Traceback" not in err.decode()
-    assert re.search(r"\nStopped\. Score so far: [01]/1 \((0|100)%\), 8 question\(s\)", out), out
+    assert re.search(r"\nStopped\. Score so far: [01]/1 \((0|100)%\), 12 question\(s\)", out), out
 
 
 @pytest.mark.parametrize("columns", [40, 120])

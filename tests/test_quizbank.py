@@ -249,7 +249,7 @@ def test_export_contract_for_all_questions(
     questions = [q for quiz in exported["quizzes"] for q in quiz["questions"]]
     assert len(questions) == len(shipped_bank.all_questions())
     for quiz in exported["quizzes"]:
-        assert set(quiz) == {"id", "title", "questions"}
+        assert set(quiz) == {"id", "title", "questions", "generated"}
         assert set(quiz["title"]) == {"id", "en"}
     for question in questions:
         assert set(question) == {"id", "prompt", "choices", "answer", "explanation", "demo"}
@@ -287,12 +287,13 @@ def run_play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     [("en", "Score", "Correct!"), ("id", "Skor", "Benar!")],
 )
 def test_play_a_whole_quiz_from_a_pipe(lang: str, score_word: str, correct_word: str) -> None:
+    # mixed-precision: 8 written questions and 4 generated ones (played in-process).
     result = run_play(
-        "--quiz", "mixed-precision", "--lang", lang, "--seed", "1", stdin="a\nb\nc\nd\n" * 2
+        "--quiz", "mixed-precision", "--lang", lang, "--seed", "1", stdin="a\nb\nc\nd\n" * 3
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("\n  A) ") == 8
-    score = re.search(rf"{score_word}: (\d)/8 \(\d+%\)", result.stdout)
+    assert result.stdout.count("\n  A) ") == 12
+    score = re.search(rf"{score_word}: (\d+)/12 \(\d+%\)", result.stdout)
     assert score is not None, result.stdout
     assert result.stdout.count(correct_word) == int(score.group(1))
 
@@ -303,16 +304,18 @@ def test_play_answers_every_question_right_when_told_the_answers(shipped_bank: Q
 
     from bot.cli.player import pick_questions
     from bot.core.quizbank import choice_order
+    from experiments.generators import generate
 
     rng = random.Random(7)
     letters = []
-    for question in pick_questions(shipped_bank, "gradient-accumulation", None, rng):
+    for question in pick_questions(shipped_bank, "gradient-accumulation", None, rng, generate):
         order = choice_order(len(question.choices["en"]), rng)
         letters.append("ABCD"[order.index(question.answer)])
     result = run_play(
         "--quiz", "gradient-accumulation", "--seed", "7", stdin="\n".join(letters) + "\n"
     )
-    assert "Score: 8/8 (100%)" in result.stdout
+    assert f"Score: {len(letters)}/{len(letters)} (100%)" in result.stdout
+    assert len(letters) == 11  # 8 written, 3 generated
 
 
 def test_play_rejects_bad_letters_and_unknown_quiz(shipped_bank: QuizBank) -> None:

@@ -24,7 +24,8 @@ from bot.core.quizbank import QuizBank
 from bot.services.daily import DailyJobs, DailyService, guild_job_id
 from bot.storage import Database
 from bot.storage.quiz_files import SHIPPED_DIR, load_bank
-from testkit.processes import BotProcess, bot_env, db_rows, integrity
+from testkit.databases import db_rows
+from testkit.processes import BotProcess, bot_env, integrity
 from testkit.standin import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import Clock, passed_today
@@ -35,6 +36,7 @@ from tests.support.daily import (
     choices_of,
     is_daily_post,
     post_todays_question,
+    preconfigure_daily,
     setup_daily,
     started,
     the_post,
@@ -51,20 +53,6 @@ FLOOD_MEMBERS = 400
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-
-async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:
-    """What `/daily setup` stores, written before the bot starts: a post time 2 min ago
-    in a zone where it is about noon, so the bot's start-up catch-up posts today's."""
-    zone, time = passed_today()
-    db = await Database.open(db_url)
-    try:
-        daily_service = DailyService(db, load_bank([SHIPPED_DIR]))
-        await daily_service.configs.configure(
-            fake.guild.id, fake.channel2.id, time, zone, locale="en"
-        )
-    finally:
-        await db.close()
 
 
 def add_members(fake: FakeDiscord, n: int) -> list[FakeUser]:

@@ -310,7 +310,7 @@ async def test_demo_queue_is_bounded_and_demo_cooldown_applies(
     runner = DemoRunner(max_queue=1)
     release = asyncio.Event()
 
-    async def held_demo(name: str, params: dict[str, int], limit: float) -> Any:
+    async def held_demo(kind: str, name: str, arg: Any, limit: float, what: str) -> Any:
         await release.wait()
         raise DemoFailed("stopped by the test")
 

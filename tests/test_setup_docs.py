@@ -20,7 +20,7 @@ def test_invite_permissions_integer_is_the_listed_permissions() -> None:
     assert listed is not None
     names = ["View Channel", *re.split(r",\s*|\s+and\s+", " ".join(listed.group(1).split()))]
     flags = {name.lower().replace(" ", "_"): True for name in names}
-    assert len(flags) == 6, names
+    assert len(flags) == 8, names
     assert int(value) == discord.Permissions(**flags).value
 
 

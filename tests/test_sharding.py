@@ -21,7 +21,8 @@ from bot.core.settings import Settings
 from bot.services.daily import DailyService
 from bot.storage import Database
 from bot.storage.quiz_files import SHIPPED_DIR, load_bank
-from testkit.processes import ROOT, BotProcess, bot_env, db_rows
+from testkit.databases import db_rows
+from testkit.processes import ROOT, BotProcess, bot_env
 from testkit.standin import FakeGuild, FakeMessage
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core.errors import SetupError
-from bot.core.settings import Settings
+from bot.core.settings import Settings, token_shape_problem
+from bot.discord.startup import TOKEN_SHAPE_FIX
 
 
 @dataclass
@@ -34,14 +35,9 @@ def check_token(settings: Settings) -> Check:
             "create a bot at https://discord.com/developers/applications and put"
             " DISCORD_TOKEN=... in .env (README, First run)",
         )
-    # A bot token is three base64 parts separated by dots; anything else is a paste error.
-    if token.count(".") != 2 or any(c.isspace() for c in token):
-        return Check(
-            "token",
-            False,
-            "DISCORD_TOKEN does not look like a bot token",
-            "copy the token again from the Bot page (Reset Token)",
-        )
+    problem = token_shape_problem(token)
+    if problem is not None:
+        return Check("token", False, problem, TOKEN_SHAPE_FIX)
     return Check("token", True, "DISCORD_TOKEN is set (validity is checked when the bot logs in)")
 
 

@@ -1,7 +1,9 @@
 """The `quiztutor` command line: one entry point for hosting, authoring and studying.
 
-Each subcommand imports what it needs when it runs, so `quiztutor validate` or
-`quiztutor play` start quickly and never load discord.py or torch. Every command runs
+Each subcommand imports what it needs when it runs, so most start quickly and never load
+discord.py or torch. Torch runs in this process only where the command is about it:
+`quiztutor demo`, `quiztutor generate`, `quiztutor validate` (its question templates) and
+`quiztutor play` (a quiz's generated questions). Every command runs
 inside one error boundary (`bot.cli.boundary.guarded`): an expected failure is at most three
 lines and exit status 1 (runtime) or 2 (usage or configuration), never a traceback
 unless LOG_LEVEL=DEBUG.
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from bot.cli import boundary
+from bot.cli.validate import DEFAULT_TEMPLATE_SEEDS, seeds_arg
 from bot.core.errors import SetupError
 
 
@@ -29,34 +32,36 @@ def _sources(paths: Sequence[str]) -> list[Path]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.storage.quiz_files import file_cues, load_quizzes
+    from bot.cli.validate import run_validate
 
-    paths = _sources(args.paths)
-    missing = [p for p in paths if not p.exists()]
-    for path in missing:
-        print(f"{path}:1: file not found", file=sys.stderr)
-    quizzes, problems = load_quizzes(p for p in paths if p.exists())
-    for problem in problems:
-        print(problem)
-    # Answer cues: errors in shipped quizzes (and the bank rule over them), else warnings.
-    cue_errors, cue_warnings = file_cues(p for p in paths if p.exists())
-    for line in cue_errors + cue_warnings:
-        print(line)
-    if problems or missing or cue_errors:
-        n_found = len(problems) + len(missing) + len(cue_errors)
-        print(f"{n_found} problem(s) found.", file=sys.stderr)
-        return 1
-    n_questions = sum(len(q.questions) for q in quizzes)
-    where = "" if args.paths else f" (what the bot loads: {', '.join(str(p) for p in paths)})"
-    print(f"OK: {len(quizzes)} quiz(zes), {n_questions} questions{where}.")
-    return 0
+    return run_validate(_sources(args.paths), given=bool(args.paths), seeds=args.seeds)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    bank = boundary.load_bank(_sources(args.paths))
+    if args.format == "gift":
+        from bot.cli.imports import gift_text
+
+        sys.stdout.write(gift_text(bank, args.lang))
+        return 0
     from bot.core.quizbank.export import export_bank
 
-    bank = boundary.load_bank(_sources(args.paths))
     print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from bot.cli.imports import run_import
+
+    return run_import(args.file, args.format, args.output, args.lang, args.id, args.title)
+
+
+def _cmd_reports(args: argparse.Namespace) -> int:
+    from bot.cli.reports import run_reports
+
+    settings = boundary.load_settings()
+    bank = boundary.load_bank(_sources([]))
+    sys.stdout.write(run_reports(settings.database_url, bank, args.guild, as_csv=args.csv))
     return 0
 
 
@@ -74,16 +79,34 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    import importlib.util
+
     from bot.cli.player import play
+    from experiments.generators import generate
 
     bank = boundary.load_bank(_sources([]))
-    return play(bank, quiz_id=args.quiz, locale=args.lang, count=args.count, seed=args.seed)
+    # Generated questions run torch here; without torch installed, written ones only.
+    with_torch = importlib.util.find_spec("torch") is not None
+    return play(
+        bank,
+        quiz_id=args.quiz,
+        locale=args.lang,
+        count=args.count,
+        seed=args.seed,
+        generate=generate if with_torch else None,
+    )
 
 
 def _cmd_demo(argv: Sequence[str]) -> int:
     from experiments.cli import main as demo_main
 
     return demo_main(argv)
+
+
+def _cmd_generate(argv: Sequence[str]) -> int:
+    from experiments.generate_cli import main as generate_main
+
+    return generate_main(argv)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -124,6 +147,18 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_memory(args: argparse.Namespace) -> int:
+    from bot.cli.memory import run_fit, run_show
+
+    settings = boundary.load_settings()
+    if args.action == "fit":
+        text = run_fit(settings.database_url, args.guild, epochs=args.epochs, quiet=args.quiet)
+    else:
+        text = run_show(settings.database_url, args.guild, as_json_output=args.json)
+    sys.stdout.write(text)
+    return 0
+
+
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from bot.cli.doctor import run_doctor
 
@@ -137,6 +172,8 @@ def _cmd_help(args: argparse.Namespace) -> int:
         return 0
     if args.topic == "demo":
         return _cmd_demo(["--help"])
+    if args.topic == "generate":
+        return _cmd_generate(["--help"])
     commands = _subparsers(parser)
     if args.topic not in commands:
         raise SetupError(
@@ -199,7 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
     )
     parser.add_argument("--version", action="version", version=f"quiztutor {version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Not `required`: argparse would then report a missing COMMAND before an unknown option
+    # (`quiztutor --bogus`); `main` says a COMMAND is missing when none is given.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
     run.set_defaults(func=_cmd_run)
@@ -218,10 +257,27 @@ def build_parser() -> argparse.ArgumentParser:
         "validate", help="check quiz files (default: what the bot loads, shipped + QUIZ_DIRS)"
     )
     validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
+    validate.add_argument(
+        "--seeds",
+        type=seeds_arg,
+        default=DEFAULT_TEMPLATE_SEEDS,
+        metavar="N",
+        help="instances per question template, 0 to 100000 (default: "
+        f"{DEFAULT_TEMPLATE_SEEDS}; 1000 for the full check; 0 skips the templates). "
+        "Without PATH every template is run, else those the files name",
+    )
     validate.set_defaults(func=_cmd_validate)
 
-    export = sub.add_parser("export", help="print the quizzes in a stable JSON format")
-    export.add_argument("--format", choices=["json"], default="json", help="json (the only one)")
+    export = sub.add_parser("export", help="print the quizzes as JSON (a stable format) or GIFT")
+    export.add_argument(
+        "--format",
+        choices=["json", "gift"],
+        default="json",
+        help="json (default) or gift (Moodle, one language: --lang)",
+    )
+    export.add_argument(
+        "--lang", choices=["id", "en"], default="en", help="with gift: the language (default: en)"
+    )
     export.add_argument(
         "paths",
         nargs="*",
@@ -229,6 +285,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="quiz files or folders (default: shipped + QUIZ_DIRS)",
     )
     export.set_defaults(func=_cmd_export)
+
+    import_ = sub.add_parser(
+        "import", help="turn a GIFT, Aiken or CSV file into a quiz file (YAML)"
+    )
+    import_.add_argument("file", metavar="FILE", help="the file to import (UTF-8)")
+    import_.add_argument(
+        "--format",
+        choices=["gift", "csv", "aiken"],
+        help="default: by the extension (.gift .csv .aiken), else by the content",
+    )
+    import_.add_argument(
+        "--output", "-o", metavar="OUT.yaml", help="write to OUT.yaml (default: stdout)"
+    )
+    import_.add_argument(
+        "--lang",
+        choices=["id", "en"],
+        default="en",
+        help="the file's language; the other is filled with the same text, marked untranslated",
+    )
+    import_.add_argument("--id", metavar="QUIZ_ID", help="the quiz id (default: from the name)")
+    import_.add_argument("--title", metavar="TITLE", help="the quiz title (default: the name)")
+    import_.set_defaults(func=_cmd_import)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")
     schema.add_argument(
@@ -252,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Parsed by experiments.cli (main() hands it everything); listed here for the help.
     sub.add_parser("demo", help="run a torch experiment (`quiztutor demo --list`)", add_help=False)
+    # Parsed by experiments.generate_cli, the same way.
+    sub.add_parser(
+        "generate",
+        help="print a generated question (`quiztutor generate --list`)",
+        add_help=False,
+    )
 
     backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
     backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
@@ -267,8 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument(
         "--table",
         choices=["questions", "weeks"],
-        default="questions",
-        help="with --csv: per question (default) or per week",
+        default=None,
+        help="per question or per week (default: both as text; with --csv, per question)",
     )
     stats.add_argument(
         "--weeks",
@@ -281,6 +365,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--lang", choices=["id", "en"], default="en", help="language of choice texts (default: en)"
     )
     stats.set_defaults(func=_cmd_stats)
+
+    reports = sub.add_parser(
+        "reports", help="the questions members reported, per question (DATABASE_URL)"
+    )
+    reports.add_argument(
+        "--guild", type=_positive, metavar="ID", help="one server (default: every server)"
+    )
+    reports.add_argument("--csv", action="store_true", help="CSV on stdout (default: a table)")
+    reports.set_defaults(func=_cmd_reports)
+
+    memory = sub.add_parser(
+        "memory", help="a server's memory model: fit it now, or show it (DATABASE_URL)"
+    )
+    actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
+    fit = actions.add_parser(
+        "fit", help="fit FSRS to the server's reviews now; adopt it only if it predicts better"
+    )
+    show = actions.add_parser("show", help="what is stored: parameters in use, the last fit")
+    for action in (fit, show):
+        action.add_argument(
+            "--guild", type=_positive, required=True, metavar="ID", help="the server id (required)"
+        )
+    fit.add_argument(
+        "--epochs", type=_positive, default=None, metavar="N", help="optimizer epochs (default: 5)"
+    )
+    fit.add_argument("--quiet", action="store_true", help="print nothing (the bot's weekly fit)")
+    show.add_argument("--json", action="store_true", help="the stored row as JSON")
+    memory.set_defaults(func=_cmd_memory)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)
@@ -297,8 +409,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The demo command has its own parser (experiments.cli); hand it everything,
         # --help included.
         return boundary.guarded(lambda: _cmd_demo(argv[1:]))
+    if argv[:1] == ["generate"]:  # likewise (experiments.generate_cli)
+        return boundary.guarded(lambda: _cmd_generate(argv[1:]))
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.error(f"a COMMAND is missing: one of {', '.join(_subparsers(parser))}")
     except SystemExit as exc:  # argparse printed the usage and the error (or the help)
         return int(exc.code or 0)
     return boundary.guarded(lambda: args.func(args))

@@ -5,6 +5,11 @@ to the terminal's width (COLUMNS, else the terminal, else 80), `code` is shown w
 its backticks (highlighted on a colour terminal), and the run ends with the time taken
 and the questions to review. Ctrl-C or the end of input stop the run with the score of
 the questions actually answered.
+
+A quiz's generated questions (templates) are played too when `play` is given a
+`generate` function: the command line passes `experiments.generators.generate`, which
+runs torch in this process (as `quiztutor demo` does), with each instance's seed drawn
+from the run's seed, so `--seed` replays the same instances.
 """
 
 from __future__ import annotations
@@ -17,12 +22,20 @@ import string
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.core.errors import UserError
+from bot.core.errors import SetupError, UserError
 from bot.core.i18n import t
 from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.core.quizbank.generated import GeneratedQuestion, generated_question
+from experiments.generators.instance import Instance
+
+#: Makes instance `seed` of a template (`experiments.generators.generate`; imports torch).
+Generate = Callable[[str, int], Instance]
+#: Instance seeds are drawn below this (short enough for `quiztutor generate --seed`).
+SEED_LIMIT = 10**9
 
 MAX_WIDTH = 100
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -30,10 +43,25 @@ _OPEN, _CLOSE = "\x02", "\x03"  # code-span markers while wrapping
 
 
 def pick_questions(
-    bank: QuizBank, quiz_id: str | None, count: int | None, rng: random.Random
+    bank: QuizBank,
+    quiz_id: str | None,
+    count: int | None,
+    rng: random.Random,
+    generate: Generate | None = None,
 ) -> list[Question]:
-    """The terminal's run: the bank's one selection rule; a whole quiz keeps its order."""
-    return bank.pick_questions(None, quiz_id, count, rng, shuffle=False)
+    """The terminal's run: the bank's one selection rule; a whole quiz keeps its order.
+    With `generate`, the quizzes' templates are mixed in, each a fresh instance."""
+    items = bank.pick_items(
+        None, quiz_id, count, rng, generated=(lambda _: True) if generate else None, shuffle=False
+    )
+    questions: list[Question] = []
+    for item in items:
+        if isinstance(item, Question):
+            questions.append(item)
+        elif generate is not None:
+            instance = generate(item.template, rng.randrange(SEED_LIMIT))
+            questions.append(generated_question(instance, item))
+    return questions
 
 
 class Printer:
@@ -47,12 +75,20 @@ class Printer:
         self.colour = bool(isatty and isatty()) and "NO_COLOR" not in os.environ
 
     def render(self, text: str, indent: str = "", first: str | None = None) -> str:
-        # Spaces inside a code span become no-break spaces, so a span is never split.
-        marked = _CODE.sub(
-            lambda m: _OPEN + m.group(1).replace(" ", "\u00a0") + _CLOSE, text.strip()
-        )
         lines = []
-        for paragraph in marked.splitlines() or [""]:
+        in_block = False
+        for paragraph in text.strip().splitlines() or [""]:
+            if paragraph.lstrip().startswith("```"):  # a fenced code block: kept as written
+                in_block = not in_block
+                continue
+            if in_block:
+                lines += self._code_line(paragraph, first if first is not None else indent)
+                first = None
+                continue
+            # Spaces inside a code span become no-break spaces, so a span is never split.
+            paragraph = _CODE.sub(
+                lambda m: _OPEN + m.group(1).replace(" ", "\u00a0") + _CLOSE, paragraph
+            )
             lines.extend(
                 textwrap.wrap(
                     paragraph,
@@ -69,6 +105,20 @@ class Printer:
         if self.colour:
             return joined.replace(_OPEN, "\x1b[36m").replace(_CLOSE, "\x1b[0m")
         return joined.replace(_OPEN, "").replace(_CLOSE, "")
+
+    def _code_line(self, code: str, indent: str) -> list[str]:
+        """A line of a code block, indented as written; a line too wide goes on below,
+        indented further (never re-flowed with the lines around it)."""
+        lead = indent + "    "
+        own = code[: len(code) - len(code.lstrip())]
+        pieces = textwrap.wrap(
+            code.strip(),
+            width=max(10, self.width - len(lead)),
+            initial_indent=own,
+            subsequent_indent=own + "    ",
+            break_on_hyphens=False,
+        )
+        return [lead + _OPEN + piece + _CLOSE for piece in pieces or [""]]
 
     def say(self, text: str = "", indent: str = "", first: str | None = None) -> None:
         print(self.render(text, indent, first) if text else "", file=self.out)
@@ -103,15 +153,15 @@ def play(
     seed: int | None = None,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
+    generate: Generate | None = None,
 ) -> int:
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
     rng = random.Random(seed)
     try:
-        questions = pick_questions(bank, quiz_id, count, rng)
+        questions = pick_questions(bank, quiz_id, count, rng, generate)
     except UserError as exc:
-        print(t(exc.key, locale, **exc.params), file=sys.stderr)
-        return 2
+        raise SetupError(t(exc.key, locale, **exc.params), "see `quiztutor help play`") from None
     printer = Printer(out)
     title = bank.quiz(quiz_id).title if quiz_id else {"en": "All quizzes", "id": "Semua kuis"}
     printer.say(
@@ -189,6 +239,9 @@ def _ask_all(
         )
         if question.demo:
             printer.say(t("tutor.demo_hint", locale, demo=question.demo), indent="  ")
+        if isinstance(question, GeneratedQuestion):
+            again = t("generate.again", locale, template=question.template, seed=question.seed)
+            printer.say(again, indent="  ")
     return True
 
 

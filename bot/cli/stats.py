@@ -4,7 +4,7 @@
 CSV (one table per run, `--table`): per question `question_id, quiz_id, posts, answered,
 correct, accuracy, top_wrong_choice` (the index as written in the quiz file, 0-based),
 `top_wrong_text, top_wrong_count`; per week `week_start, members, answers, posts`.
-Without --csv both tables are printed as plain text. Choice texts come from the quizzes
+Without --csv the table asked for (both by default) is printed as plain text. Choice texts come from the quizzes
 the bot loads (shipped + QUIZ_DIRS); a server's uploaded quizzes have none here.
 """
 
@@ -20,6 +20,7 @@ from bot.core.errors import SetupError
 from bot.core.quizbank import QuizBank
 from bot.core.text import clip
 from bot.services.analytics import server_today
+from bot.storage import Database
 from bot.storage.analytics import class_analytics
 
 QUESTION_HEADER = (
@@ -85,9 +86,9 @@ def to_text(header: Sequence[str], rows: Sequence[Sequence[str]], max_width: int
     return "\n".join(lines) + "\n"
 
 
-async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
-    from bot.core.times import utcnow
-    from bot.storage import Database
+async def open_existing(url: str, needs: str | None = None) -> Database:
+    """The bot's database, read only (no migration): a SetupError when there is none, or
+    when its schema is older than revision `needs`."""
     from bot.storage.database import EngineOptions, is_sqlite, sqlite_path
     from bot.storage.health import CONNECT_TIMEOUT_S, check_url, opening_errors, redact
 
@@ -104,12 +105,31 @@ async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
     try:
         async with opening_errors(url):
             revision = await db.current_revision()
-        if revision is None:
-            raise SetupError(
-                f"{redact(url)} holds no quiztutor data (no schema)",
-                "set DATABASE_URL to the bot's database (README, Configuration)",
-                exit_code=2,
-            )
+    except BaseException:
+        await db.close()
+        raise
+    if revision is None:
+        await db.close()
+        raise SetupError(
+            f"{redact(url)} holds no quiztutor data (no schema)",
+            "set DATABASE_URL to the bot's database (README, Configuration)",
+            exit_code=2,
+        )
+    if needs is not None and revision.isdigit() and int(revision) < int(needs):
+        await db.close()
+        raise SetupError(
+            f"{redact(url)} is at schema {revision}, older than this command needs ({needs})",
+            "start the bot of this version once (it migrates), then run this again",
+            exit_code=1,
+        )
+    return db
+
+
+async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
+    from bot.core.times import utcnow
+
+    db = await open_existing(url)
+    try:
         today = await server_today(db, guild_id, utcnow())
         return await class_analytics(db, guild_id, today, weeks)
     finally:
@@ -117,7 +137,14 @@ async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
 
 
 def run_stats(
-    url: str, bank: QuizBank, guild_id: int, *, as_csv: bool, table: str, weeks: int, lang: str
+    url: str,
+    bank: QuizBank,
+    guild_id: int,
+    *,
+    as_csv: bool,
+    table: str | None,
+    weeks: int,
+    lang: str,
 ) -> str:
     """What `quiztutor stats` prints; a SetupError when the server has no daily question."""
     analytics = asyncio.run(_read(url, guild_id, weeks))
@@ -135,12 +162,18 @@ def run_stats(
         return to_csv(QUESTION_HEADER, questions)
     shown = [r[:2] + r[3:6] + [r[7], r[8]] for r in questions]  # no posts / index columns
     header = ("question", "quiz", "answered", "correct", "accuracy", "most chosen wrong", "times")
-    return (
-        f"Server {guild_id}: questions, weakest first (settled days only)\n"
-        + (to_text(header, shown) if shown else "(no revealed question with answers yet)\n")
-        + f"\nMembers per week (weeks from Monday, last {weeks})\n"
-        + to_text(WEEK_HEADER, week_rows(analytics))
-    )
+    parts = []
+    if table in (None, "questions"):
+        parts.append(
+            f"Server {guild_id}: questions, weakest first (settled days only)\n"
+            + (to_text(header, shown) if shown else "(no revealed question with answers yet)\n")
+        )
+    if table in (None, "weeks"):
+        parts.append(
+            f"Server {guild_id}: members per week (weeks from Monday, last {weeks})\n"
+            + to_text(WEEK_HEADER, week_rows(analytics))
+        )
+    return "\n".join(parts)
 
 
-__all__ = ["QUESTION_HEADER", "WEEK_HEADER", "run_stats", "to_csv", "to_text"]
+__all__ = ["QUESTION_HEADER", "WEEK_HEADER", "open_existing", "run_stats", "to_csv", "to_text"]

@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.texts import admin, daily, general, help, player, stats
+from bot.core.texts import (
+    admin,
+    community,
+    daily,
+    general,
+    generate,
+    help,
+    learning,
+    live,
+    player,
+    stats,
+)
 
 SUPPORTED_LOCALES = ("id", "en")
 DEFAULT_LOCALE = "en"
@@ -30,6 +41,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     **admin.MESSAGES,
     **player.MESSAGES,
     **help.MESSAGES,
+    **community.MESSAGES,
+    **live.MESSAGES,
+    **learning.MESSAGES,
+    **generate.MESSAGES,
 }
 
 

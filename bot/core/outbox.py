@@ -15,6 +15,9 @@ MAX_RETRY_S = 600
 class Owed(StrEnum):
     REACTIONS = "reactions"  # the answer reactions under a daily post
     REVEAL = "reveal"  # the reply that reveals a settled daily post
+    LIVE_REVEAL = "live-reveal"  # the reveal of a live round's question
+    LIVE_END = "live-end"  # a live round's scoreboard
+    REMINDER = "reminder"  # a member's review reminder of one day, by DM
 
 
 def retry_delay(attempts: int) -> timedelta:
@@ -25,3 +28,9 @@ def retry_delay(attempts: int) -> timedelta:
 def nonce(kind: str, item_id: int) -> str:
     """Discord de-duplicates a bot's messages with the same nonce (25 characters at most)."""
     return f"qt-{kind[:3]}-{item_id}"
+
+
+def question_nonce(round_id: int, number: int) -> str:
+    """The nonce of a live round's question message: a resend after a crash between
+    Discord's answer and our record returns the message already in the thread."""
+    return f"qt-lq-{round_id}-{number}"

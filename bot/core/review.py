@@ -41,6 +41,7 @@ class Grade:
     when: datetime
     source: Source
     seconds: float | None = None  # how long the answer took, when known
+    guild_id: int | None = None  # the server it was given in (whose rules apply: core.memory)
 
 
 def rating_for(correct: bool, seconds: float | None = None) -> Rating:
@@ -51,14 +52,17 @@ def rating_for(correct: bool, seconds: float | None = None) -> Rating:
     return Rating.Good
 
 
-def review(card: Card | None, rating: Rating, when: datetime) -> Card:
-    """The pure rule: `card` (None: never seen) after one review at `when`."""
+def review(
+    card: Card | None, rating: Rating, when: datetime, scheduler: Scheduler = SCHEDULER
+) -> Card:
+    """The pure rule: `card` (None: never seen) after one review at `when`, with a server's
+    scheduler (`bot.core.memory.Rules`; fsrs's defaults and 90 % retention by default)."""
     when = as_utc(when)
     if card is None:
         card = Card(card_id=int(when.timestamp() * 1000), due=when)
     elif card.last_review is not None and when < card.last_review:
         when = card.last_review  # an answer graded late never moves a card back in time
-    reviewed, _ = SCHEDULER.review_card(card, rating, when)
+    reviewed, _ = scheduler.review_card(card, rating, when)
     return reviewed
 
 

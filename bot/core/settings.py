@@ -8,6 +8,17 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.core.errors import SetupError
+from bot.core.live import DEFAULT_MAX_ROUNDS
+
+
+def token_shape_problem(token: str) -> str | None:
+    """Why `token` cannot be a bot token, judged from its shape alone (None: it may be).
+
+    A bot token is three base64 parts separated by dots; anything else is a paste error
+    (a client secret, the application id, a quote or a line break pasted with it)."""
+    if token.count(".") != 2 or any(c.isspace() for c in token) or "" in token.split("."):
+        return "DISCORD_TOKEN does not look like a bot token"
+    return None
 
 
 class Settings(BaseSettings):
@@ -47,9 +58,28 @@ class Settings(BaseSettings):
     demo_worker: bool = Field(
         default=True, description="Start the torch worker process at bot start."
     )
+    generated_pool_size: int = Field(
+        default=4,
+        ge=0,
+        le=100,
+        description="Instances made ahead per template for /quiz (0: written questions only).",
+    )
     quiz_cooldown_s: float = Field(default=3.0, ge=0)
+    live_max_rounds_per_server: int = Field(
+        default=DEFAULT_MAX_ROUNDS,
+        ge=1,
+        le=50,
+        description="Live rounds running at once in one server.",
+    )
     shard_count: int | None = Field(
         default=None, ge=1, description="Total shards across all processes."
+    )
+    identify_spacing_s: float = Field(
+        default=6.0,
+        ge=0,
+        le=60,
+        description="Seconds between two IDENTIFYs of one Discord bucket across processes "
+        "(Discord allows one per 5 s); 0 behind a gateway proxy that paces them itself.",
     )
     shard_ids: list[int] | None = Field(
         default=None, description="The shards this process runs, as a JSON list."

@@ -26,6 +26,7 @@ log = logging.getLogger("quiztutor")
 EXTENSIONS = (
     "cogs.interactions",
     "cogs.quiz",
+    "cogs.live",  # adds /quiz live under cogs.quiz's group: after it
     "cogs.daily",
     "cogs.stats",
     "cogs.demo",
@@ -68,6 +69,9 @@ class QuizTutorBot(commands.AutoShardedBot):
         self.started = asyncio.Event()
         self._ready_logged = False
         self.setup_started = False  # set once logged in: failures after it are not Discord's
+        self._max_concurrency: int | None = None  # GET /gateway/bot's, read at the first IDENTIFY
+        # Start-up work of the cogs (e.g. the daily driver's): ended before the services.
+        self.background: set[asyncio.Task[None]] = set()
 
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process runs the shard of `guild_id` (Discord's formula)."""
@@ -95,7 +99,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         if self._services is not None:
-            self._services.start_housekeeping()
+            self._services.start_housekeeping(self.owns_guild)
         # Everything loaded so far lives as long as the process: keep it out of the
         # collector's scans, which otherwise pause the reaction hot path.
         gc.collect()
@@ -127,11 +131,33 @@ class QuizTutorBot(commands.AutoShardedBot):
             return "demos off (DEMO_WORKER=false)"
         return self._services.demo_state(self.settings.demo_device)
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Wait for this shard's turn in Discord's IDENTIFY bucket, shared through the
+        database with every shard process (README, Scaling out)."""
+        services = self._services
+        if services is None or services.identify is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        if self._max_concurrency is None:
+            limits = await self.fetch_session_start_limits()
+            self._max_concurrency = max(1, limits.max_concurrency)
+        await services.identify.wait_turn(shard_id or 0, self._max_concurrency)
+
     async def close(self) -> None:
         services = self._services
-        if services is not None and services.scheduler.running:
-            services.scheduler.shutdown(wait=False)
-        # The gateway first: no reaction may arrive after the answer writer has closed.
+        if services is not None:
+            # Jobs already running finish (a reveal being sent is recorded), no new ones
+            # start; then the gateway: no reaction may arrive after the writer closed.
+            await services.scheduler.stop()
+            # Live rounds' driver while Discord is still reachable: a message being sent
+            # is recorded, and the rounds are released for the next process.
+            await services.live.stop_driving()
+            if services.demos is not None:
+                # While Discord can still be reached: the member of a running demo is told.
+                await services.demos.close()
+            for task in self.background:
+                task.cancel()
+            await asyncio.gather(*self.background, return_exceptions=True)
         await super().close()
         if services is not None:
             await services.close()

@@ -17,6 +17,9 @@ from bot.discord.startup import discord_failure, start_failure
 
 log = logging.getLogger("quiztutor")
 
+# After the client closed, how long the connecting task may take to notice.
+RUNNER_GRACE_S = 1.0
+
 
 def apply_endpoints(settings: Settings) -> None:
     """Point discord.py at an HTTP proxy for Discord (DISCORD_API_BASE), when one is set."""
@@ -50,7 +53,13 @@ async def serve(settings: Settings, token: str) -> int:
             raise exc
         log.info("Shutting down")
         await bot.close()
+        # Whatever the signal interrupted (a wait for an IDENTIFY turn, the set-up) ends
+        # now: discord.py would otherwise retry connecting after close.
+        _, pending = await asyncio.wait({runner}, timeout=RUNNER_GRACE_S)
+        for task in pending:
+            task.cancel()
         await asyncio.gather(runner, return_exceptions=True)
+        await bot.close()  # services the set-up finished after the first close
     return 0
 
 

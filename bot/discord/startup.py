@@ -12,7 +12,7 @@ import logging
 import discord
 
 from bot.core.errors import SetupError
-from bot.core.settings import Settings
+from bot.core.settings import Settings, token_shape_problem
 
 log = logging.getLogger("quiztutor")
 
@@ -23,10 +23,17 @@ TOKEN_FIX = (
 )
 
 
+TOKEN_SHAPE_FIX = "copy the token again from the Bot page (Reset Token)"
+
+
 def token_or_fail(settings: Settings) -> str:
+    """The token, or a SetupError before any connection when it is missing or malformed."""
     token = settings.discord_token.get_secret_value().strip() if settings.discord_token else ""
     if not token:
         raise SetupError("DISCORD_TOKEN is not set.", TOKEN_FIX, exit_code=2)
+    problem = token_shape_problem(token)
+    if problem is not None:
+        raise SetupError(f"{problem}.", TOKEN_SHAPE_FIX, exit_code=2)
     return token
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from bot.core.i18n import t
 from bot.core.quizbank import pick_locale
+from experiments.lifeline import die_with
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -153,7 +155,14 @@ class ChartRenderer:
         if self.in_thread:
             return await asyncio.to_thread(chart, *args, **kwargs)
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+            # The worker blocks on its call queue and would outlive a killed bot: it ends
+            # itself when the bot is gone (experiments.lifeline).
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=get_context("spawn"),
+                initializer=die_with,
+                initargs=(os.getpid(),),
+            )
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._pool, functools.partial(chart, *args, **kwargs))

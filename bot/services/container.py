@@ -8,21 +8,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from datetime import datetime
 
 from bot.core.cooldowns import Cooldown
 from bot.core.quizbank import QuizBank
+from bot.core.reminders import RUN_EVERY as REMINDERS_EVERY
 from bot.core.settings import Settings
 from bot.core.times import utcnow
 from bot.services.charts import ChartRenderer
 from bot.services.custom_quizzes import load_custom_quizzes
 from bot.services.daily import DailyService
 from bot.services.demo_runner import DemoRunner
+from bot.services.generated import InstancePool
+from bot.services.identify import IdentifyGate
+from bot.services.live import LiveRounds
+from bot.services.memory import CHECK_EVERY, MemoryModels
 from bot.services.progress import ProgressReports
+from bot.services.reminders import REMINDERS_SEND_S, Reminders
+from bot.services.reports import Notices, Reports
+from bot.services.scheduling import DrainingScheduler
 from bot.services.sessions import QuizSessions
 from bot.services.streaks import Streaks
+from bot.services.suggestions import Suggestions
 from bot.storage import Database
 from bot.storage.database import EngineOptions
 from bot.storage.health import opening_errors
@@ -41,13 +50,25 @@ class Services:
     streaks: Streaks
     sessions: QuizSessions
     progress: ProgressReports
+    live: LiveRounds
     demos: DemoRunner | None
-    scheduler: AsyncIOScheduler
+    generated: InstancePool
+    scheduler: DrainingScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
     demo_cooldown: Cooldown
+    suggestions: Suggestions
+    reports: Reports
+    notices: Notices
+    memory: MemoryModels  # Learning II: each server's memory model, its weekly fit
+    reminders: Reminders  # Learning II: members' review reminders by DM
+    fits: bool = False  # whether this process runs the weekly fits (DEMO_WORKER=true)
     charts: ChartRenderer = field(default_factory=ChartRenderer)
     demo_warmup: asyncio.Task[None] | None = None
+    # Where the daily driver and the outbox decide (tests shift it: testkit.processes).
+    clock: Callable[[], datetime] = utcnow
+    identify: IdentifyGate | None = None  # IDENTIFY turns shared with the other shards
+    closed: bool = False
 
     def demo_state(self, configured_device: str) -> str:
         """The demo worker's state for the `ready:` log line."""
@@ -66,7 +87,7 @@ class Services:
             f"(torch {info.get('torch', '?')})"
         )
 
-    def start_housekeeping(self) -> None:
+    def start_housekeeping(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> None:
         async def expire_quiz_sessions() -> None:
             # Idle sessions hold no memory (state is in the database), but their rows and
             # buttons should stop working after a while.
@@ -81,14 +102,55 @@ class Services:
             id="housekeeping:sessions",
             replace_existing=True,
         )
+        # Review reminders: checked every minute (owed through the outbox, spread over a
+        # minute), and what is owed sent every few seconds.
+        self.scheduler.add_job(
+            self.reminders.run,
+            "interval",
+            seconds=REMINDERS_EVERY.total_seconds(),
+            args=[owns_guild],
+            id="reminders:check",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        self.scheduler.add_job(
+            self.reminders.pump,
+            "interval",
+            seconds=REMINDERS_SEND_S,
+            args=[owns_guild],
+            id="reminders:send",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        if self.fits:
+            # Weekly memory-model fits, each in a child process (torch), one at a time.
+            self.scheduler.add_job(
+                self.memory.run_job,
+                "interval",
+                seconds=CHECK_EVERY.total_seconds(),
+                args=[owns_guild],
+                id="memory:fits",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+            )
         self.scheduler.start()
 
     async def close(self) -> None:
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+        """Once: let running jobs finish, write what is queued, stop the children."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.scheduler.stop()
+        if self.demo_warmup is not None and not self.demo_warmup.done():
+            self.demo_warmup.cancel()
+        await self.live.close()  # releases the rounds it drives, writes every queued answer
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
-            await self.demos.close()
+            await self.demos.close()  # first: a refill in flight ends with DemoRunnerClosed
+        await self.generated.close()
         await self.charts.close()
         await self.db.close()
 
@@ -101,7 +163,7 @@ def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
         log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)
 
 
-async def start_services(settings: Settings) -> Services:
+async def start_services(settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Services:
     """Open the database (migrating it), load the quizzes, start the answer writer and,
     alongside the gateway login, the demo worker."""
     async with opening_errors(settings.database_url):
@@ -110,7 +172,11 @@ async def start_services(settings: Settings) -> Services:
         )
     bank = load_bank([SHIPPED_DIR, *settings.quiz_dirs])
     await load_custom_quizzes(db, bank)
-    daily = DailyService(db, bank)
+    suggestions = Suggestions(db, bank)
+    await suggestions.load()
+    reports = Reports(db, bank)
+    await reports.load()
+    daily = DailyService(db, bank, clock=clock)
     await daily.start()
     demos: DemoRunner | None = None
     warmup: asyncio.Task[None] | None = None
@@ -123,8 +189,17 @@ async def start_services(settings: Settings) -> Services:
         # The worker imports torch (seconds): warm it up alongside the gateway login.
         warmup = asyncio.create_task(demos.start(), name="demo-warmup")
         warmup.add_done_callback(_warn_if_warmup_failed)
+    # Generated questions: a few instances per template made ahead in the worker.
+    pool = InstancePool(
+        demos.generate_batch if demos is not None else None,
+        bank.templates,
+        size=settings.generated_pool_size,
+    )
+    pool.start()
     streaks = Streaks(db)
-    sessions = QuizSessions(db, bank)
+    sessions = QuizSessions(db, bank, pool=pool)
+    live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server)
+    await live.start()
     return Services(
         db=db,
         bank=bank,
@@ -132,9 +207,19 @@ async def start_services(settings: Settings) -> Services:
         streaks=streaks,
         sessions=sessions,
         progress=ProgressReports(db, bank, streaks, sessions.reviews),
+        live=live,
         demos=demos,
-        scheduler=AsyncIOScheduler(timezone="UTC"),
+        generated=pool,
+        scheduler=DrainingScheduler(),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),
         demo_warmup=warmup,
+        suggestions=suggestions,
+        reports=reports,
+        notices=Notices(db),
+        memory=MemoryModels(db),
+        reminders=Reminders(db, sessions.reviews),
+        fits=settings.demo_worker,
+        clock=clock,
+        identify=IdentifyGate(db, settings.identify_spacing_s),
     )

@@ -1,5 +1,8 @@
 """Quizzes a server's admins upload (`/quizadmin add`): validated, stored, loaded at start.
 
+A GIFT, Aiken or CSV upload is imported (`bot.core.quizbank.formats`) and stored as the quiz
+file (YAML) it becomes, so loading it again is loading any quiz file.
+
 Ids are global across the bank (sessions and daily posts refer to question ids), so an
 upload may replace its own server's quiz but never a shipped one or another server's.
 """
@@ -9,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from dataclasses import dataclass
 
 from bot.core.errors import UserError
-from bot.core.quizbank import Quiz, QuizBank, QuizFileError, parse_quiz
+from bot.core.quizbank import Problem, Quiz, QuizBank, QuizFileError, parse_quiz
+from bot.core.quizbank.formats import Format, detect_format, import_text, quiz_yaml
 from bot.core.quizbank.links import plain_links
 from bot.core.quizbank.parse import MAX_FILE_BYTES
 from bot.core.times import utcnow
@@ -21,6 +26,8 @@ from bot.storage import custom_quizzes as stored_quizzes
 log = logging.getLogger("quiztutor.custom_quizzes")
 
 MAX_QUIZZES_PER_GUILD = 25
+# The ids of the community quizzes (approved suggestions, `bot.core.community`): reserved.
+COMMUNITY_PREFIX = "community-"
 MAX_PROBLEMS_SHOWN = 15
 # The problems go into one Discord message (2000 characters) with the text around them.
 MAX_PROBLEMS_CHARS = 1500
@@ -45,16 +52,21 @@ def _quiz_of_question(bank: QuizBank, question_id: str) -> Quiz | None:
 
 
 def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
-    """Quiz and question ids of `quiz` already used by a shipped quiz or another server's.
+    """Quiz and question ids of `quiz` already used by a shipped quiz or another server's,
+    and any id of the community quizzes (`community-...`, whoever holds it now).
 
     The server's own quiz with the same id is being replaced, so its ids are not conflicts.
     """
     replacing = bank.owner_of(quiz.id) == guild_id
     taken = [quiz.id] if quiz.id in bank.quizzes and not replacing else []
-    for question in quiz.questions:
-        holder = _quiz_of_question(bank, question.id)
+    if quiz.id.startswith(COMMUNITY_PREFIX) and quiz.id not in taken:
+        taken.append(quiz.id)
+    for item_id in [q.id for q in quiz.questions] + [e.id for e in quiz.generated]:
+        holder = _quiz_of_question(bank, item_id)
         if holder is not None and not (replacing and holder.id == quiz.id):
-            taken.append(question.id)
+            taken.append(item_id)
+        elif item_id.startswith(COMMUNITY_PREFIX):
+            taken.append(item_id)
     return taken
 
 
@@ -84,8 +96,13 @@ async def load_custom_quizzes(db: Database, bank: QuizBank) -> list[str]:
 
 
 def _problems_text(exc: QuizFileError) -> str:
-    lines = [str(p) for p in exc.problems[:MAX_PROBLEMS_SHOWN]]
-    more = len(exc.problems) - len(lines)
+    return problems_text(exc.problems)
+
+
+def problems_text(problems: list[Problem]) -> str:
+    """Problems for one Discord message: at most 15 lines, 1,500 characters."""
+    lines = [str(p) for p in problems[:MAX_PROBLEMS_SHOWN]]
+    more = len(problems) - len(lines)
     if more > 0:
         lines.append(f"(+{more})")
     # The problems are shown in a code block: a ``` in the user's file must not close it.
@@ -95,10 +112,50 @@ def _problems_text(exc: QuizFileError) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class AddedQuiz:
+    quiz: Quiz
+    replaced: bool
+    format: Format
+    skipped: list[Problem]  # questions of a type quizzes do not have (imports)
+
+
+def _read_upload(text: str, filename: str, locale: str) -> tuple[Quiz, str, Format, list[Problem]]:
+    """A quiz file (YAML) as it is, or an import (GIFT, Aiken, CSV) as the YAML it becomes."""
+    fmt = detect_format(filename, text)
+    if fmt == "yaml":
+        return parse_quiz(text, filename), text, fmt, []
+    result = import_text(text, fmt, file=filename, locale=locale)
+    return result.quiz, quiz_yaml(result.quiz), fmt, result.skipped
+
+
 async def add_custom_quiz(
-    db: Database, bank: QuizBank, guild_id: int, user_id: int, filename: str, data: bytes
+    db: Database,
+    bank: QuizBank,
+    guild_id: int,
+    user_id: int,
+    filename: str,
+    data: bytes,
+    *,
+    locale: str = "en",
 ) -> tuple[Quiz, bool]:
-    """Validate and store one uploaded file; returns the quiz and whether it replaced one.
+    """`upload_quiz`, for callers that need the quiz and whether it replaced one."""
+    added = await upload_quiz(db, bank, guild_id, user_id, filename, data, locale=locale)
+    return added.quiz, added.replaced
+
+
+async def upload_quiz(
+    db: Database,
+    bank: QuizBank,
+    guild_id: int,
+    user_id: int,
+    filename: str,
+    data: bytes,
+    *,
+    locale: str = "en",
+) -> AddedQuiz:
+    """Validate and store one uploaded file: a quiz file (YAML), or a GIFT, Aiken or CSV file
+    in `locale` (by its extension, else its content), stored as the YAML it becomes.
 
     Nothing is stored unless the whole file is valid and its ids are free.
     """
@@ -111,7 +168,7 @@ async def add_custom_quiz(
         raise UserError("admin.not_utf8") from None
     try:
         # Parsing up to 256 KiB of YAML in pure Python takes a while: keep the loop free.
-        quiz = await asyncio.to_thread(parse_quiz, text, filename)
+        quiz, source, fmt, skipped = await asyncio.to_thread(_read_upload, text, filename, locale)
     except QuizFileError as exc:
         raise UserError("admin.invalid_quiz", problems=_problems_text(exc)) from None
     async with _lock(bank):
@@ -119,10 +176,10 @@ async def add_custom_quiz(
         if taken:
             raise UserError("admin.id_taken", ids=", ".join(taken))
         replaced = await stored_quizzes.save(
-            db, guild_id, quiz.id, text, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
+            db, guild_id, quiz.id, source, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
         )
         quiz = _add_to_bank(bank, quiz, guild_id)
-    return quiz, replaced
+    return AddedQuiz(quiz, replaced, fmt, skipped)
 
 
 async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:

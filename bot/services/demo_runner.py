@@ -1,7 +1,8 @@
 """Run torch demos in ONE dedicated, pre-warmed worker process, one at a time.
 
-The bot process never imports torch: it only uses the torch-free catalog (names, bounds)
-and DemoResult; the worker (multiprocessing "spawn") imports torch + experiments.
+The bot process never imports torch: it only uses the torch-free catalog (names, bounds),
+DemoResult and Instance; the worker (multiprocessing "spawn") imports torch + experiments.
+The worker also makes generated questions (`generate_batch`, for `bot.services.generated`).
 
     runner = DemoRunner(max_queue=10, timeout=60)
     await runner.start()                      # worker imported torch and warmed up
@@ -19,13 +20,17 @@ import inspect
 import logging
 import multiprocessing
 import multiprocessing.connection
-from collections.abc import Awaitable, Callable, Mapping
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from bot.core.errors import UserError
 from experiments.catalog import ParamError, validate_params
+from experiments.generators.instance import Instance
+from experiments.generators.registry import check_seed, get_template
 from experiments.result import DemoResult
 from experiments.worker import worker_main
 
@@ -125,12 +130,14 @@ class DemoRunner:
         start_method: str = "forkserver",
         torch_threads: int | None = 1,
         warm_up: bool = True,
+        generate_timeout: float = 30.0,
     ) -> None:
         if start_method not in ("spawn", "forkserver"):
             # fork would copy the bot's event loop/threads into the child: unsafe.
             raise ValueError("start_method must be 'spawn' or 'forkserver'")
         self.max_queue = max_queue
         self.timeout = timeout
+        self.generate_timeout = generate_timeout
         self.start_timeout = start_timeout
         self.device = device
         # Demos use tiny tensors: one intra-op thread is as fast and avoids OpenMP
@@ -147,6 +154,7 @@ class DemoRunner:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="demo-runner")
         self._worker: _Worker | None = None
         self._restart_task: asyncio.Task[None] | None = None
+        self._spawning: BaseProcess | None = None  # a worker being started (close kills it)
         self._start_lock = asyncio.Lock()
         self._waiters: collections.deque[_Waiter] = collections.deque()
         self._busy = False
@@ -195,9 +203,29 @@ class DemoRunner:
         try:
             self._notify(on_queue_position, 0)
             limit = self.timeout if time_limit is None else time_limit
-            return await self._execute(name, clean, limit)
+            payload = await self._execute("run", name, clean, limit, f"demo {name!r}")
+            return DemoResult.from_payload(payload)
         finally:
             self._release()
+
+    async def generate_batch(self, name: str, seeds: Sequence[int]) -> list[Instance]:
+        """Instances ``seeds`` of template ``name``, made in the worker (the instance pool's
+        refill, `bot.services.generated`). Waits its turn in the queue like a demo but is
+        never refused as queue-full (the pool asks one batch at a time). Raises ParamError
+        (unknown template, bad seed), DemoTimeout, DemoCrashed, DemoFailed, DemoRunnerClosed."""
+        if self._closed:
+            raise DemoRunnerClosed("runner is closed")
+        get_template(name)
+        clean = [check_seed(seed) for seed in seeds]
+        await self._acquire(None, bounded=False)
+        try:
+            what = f"template {name!r}"
+            payload = await self._execute(
+                "generate_batch", name, clean, self.generate_timeout, what
+            )
+        finally:
+            self._release()
+        return [Instance.from_dict(item) for item in payload]
 
     async def close(self) -> None:
         """Stop the worker and fail everyone still waiting."""
@@ -208,6 +236,14 @@ class DemoRunner:
             w = self._waiters.popleft()
             if not w.future.done():
                 w.future.set_exception(DemoRunnerClosed("runner closed while waiting"))
+        # A worker still starting (torch imports) or busy with a demo holds the runner's
+        # thread: end it at once, so the thread frees and shutdown takes no longer.
+        for process in (
+            self._spawning,
+            self._worker.process if self._busy and self._worker else None,
+        ):
+            if process is not None and process.is_alive():
+                process.kill()
         if self._restart_task is not None:
             with contextlib.suppress(Exception):
                 await self._restart_task
@@ -218,11 +254,11 @@ class DemoRunner:
         self._executor.shutdown(wait=False)
 
     # ------------------------------------------------------------- queue / slot
-    async def _acquire(self, callback: QueueCallback | None) -> None:
+    async def _acquire(self, callback: QueueCallback | None, bounded: bool = True) -> None:
         if not self._busy and not self._waiters:
             self._busy = True
             return
-        if len(self._waiters) >= self.max_queue:
+        if bounded and len(self._waiters) >= self.max_queue:
             raise DemoQueueFull(f"demo queue is full ({self.max_queue} waiting); try again later")
         waiter = _Waiter(asyncio.get_running_loop().create_future(), callback)
         self._waiters.append(waiter)
@@ -272,13 +308,17 @@ class DemoRunner:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=worker_main,
-            args=(child_conn, self.device, self.torch_threads, self.warm_up),
+            args=(child_conn, self.device, self.torch_threads, self.warm_up, os.getpid()),
             name="quiztutor-demo-worker",
             daemon=True,
         )
         process.start()
+        self._spawning = process
         child_conn.close()  # only the child holds it now: EOF if the child dies
-        reply = _wait_reply(parent_conn, process.sentinel, self.start_timeout)
+        try:
+            reply = _wait_reply(parent_conn, process.sentinel, self.start_timeout)
+        finally:
+            self._spawning = None
         if reply is not None and reply[0] == "ready":
             info = dict(reply[1], pid=process.pid)
             log.info("demo worker ready: %s", info)
@@ -342,14 +382,15 @@ class DemoRunner:
         self._restart_task = asyncio.get_running_loop().create_task(restart())
 
     # ---------------------------------------------------------------- execution
-    async def _execute(self, name: str, params: dict[str, int], limit: float) -> DemoResult:
+    async def _execute(self, kind: str, name: str, arg: Any, limit: float, what: str) -> Any:
+        """One request to the worker (``run``, ``generate_batch``): its payload."""
         await self._ensure_worker()
         worker = self._worker
         assert worker is not None
         self._job_id += 1
         job_id = self._job_id
         try:
-            worker.conn.send(("run", job_id, name, params))
+            worker.conn.send((kind, job_id, name, arg))
         except (OSError, ValueError) as exc:
             self._kill_and_restart()
             raise DemoCrashed(f"demo worker unreachable ({exc}); restarting it") from exc
@@ -367,18 +408,20 @@ class DemoRunner:
             if reply is None:
                 self._kill_and_restart()
                 raise DemoTimeout(
-                    f"demo {name!r} ran longer than {limit:g} s; worker killed and restarted"
+                    f"{what} ran longer than {limit:g} s; worker killed and restarted"
                 )
             if reply[0] == "died":
                 worker.process.join(1)
                 code = worker.process.exitcode
                 self._kill_and_restart()
+                if self._closed:
+                    raise DemoRunnerClosed(f"demo {name!r} stopped: the bot is shutting down")
                 raise DemoCrashed(
-                    f"demo worker died (exit code {code}) while running {name!r}; restarted"
+                    f"demo worker died (exit code {code}) while running {what}; restarted"
                 )
             if reply[1] != job_id:  # stale reply of an abandoned job; keep waiting
                 log.warning("discarding stale demo reply for job %s", reply[1])
                 continue
             if reply[0] == "ok":
-                return DemoResult.from_payload(reply[2])
-            raise DemoFailed(f"demo {name!r} failed: {reply[3]}", reply[2], reply[4])
+                return reply[2]
+            raise DemoFailed(f"{what} failed: {reply[3]}", reply[2], reply[4])

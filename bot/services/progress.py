@@ -8,14 +8,18 @@ the server may see; each is listed once, the weakest first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from bot.core.activity import Habit, window_start
+from bot.core.memory import TRUE_RETENTION_DAYS
 from bot.core.progress import Progress, TopicAccuracy
 from bot.core.quizbank import QuizBank
 from bot.core.times import utcnow
 from bot.services.review import Reviews
 from bot.services.streaks import Streaks
 from bot.storage import Database
+from bot.storage.activity import days_of
+from bot.storage.memory import rules_for
 from bot.storage.progress import answers_per_question
 
 
@@ -54,6 +58,32 @@ class ProgressReports:
         )
         streak = await self.streaks.streak(guild_id, user_id) if guild_id is not None else None
         return Progress(streak, topics, await self.reviews.counts(user_id, guild_id, now))
+
+    async def habit(
+        self,
+        user_id: int,
+        guild_id: int | None,
+        next_due: datetime | None,
+        now: datetime | None = None,
+    ) -> Habit:
+        """The member's answers per day over 26 weeks (days of this server's timezone) and
+        their true retention over 30 days against this server's target (`bot.core.activity`):
+        at most 26 weeks of one member's `member_activity` rows."""
+        now = now or self.clock()
+        rules = await rules_for(self.db, guild_id)
+        today = now.astimezone(rules.tz).date()
+        recent = today - timedelta(days=TRUE_RETENTION_DAYS - 1)
+        rows = await days_of(self.db, user_id, min(window_start(today), recent))
+        counts = {day: n for day, n, _, _ in rows if day >= window_start(today) and n}
+        due = [(d, r) for day, _, d, r in rows if day >= recent]
+        return Habit(
+            today,
+            counts,
+            next_due,
+            sum(d for d, _ in due),
+            sum(r for _, r in due),
+            rules.retention,
+        )
 
 
 __all__ = ["ProgressReports"]

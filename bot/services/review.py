@@ -1,6 +1,8 @@
 """A member's spaced review: what to review now, and when the next review falls due.
 
 The rules are `bot.core.review`; the cards and their log are `bot.storage.review_cards`.
+A quiz's template has one card per member under its key (`gen:NAME`), whatever instance
+was asked: the review asks a new instance of it.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.core.quizbank import QuizBank
+from bot.core.quizbank.generated import template_key
 from bot.core.review import CardState, Grade, ReviewCounts, Source, due_queue, review_counts
 from bot.core.times import utcnow
 from bot.storage import Database
@@ -37,21 +40,42 @@ class Reviews:
             self.db, Grade(user_id, question_id, correct, when, source, seconds)
         )
 
+    def _visible(self, guild_id: int | None) -> dict[str, str]:
+        """{question id or template key: its quiz id} of what this server may ask, quiz by
+        quiz (its written questions, then its templates not named by an earlier quiz)."""
+        quiz_of: dict[str, str] = {}
+        for quiz in self.bank.visible_quizzes(guild_id):
+            quiz_of.update(
+                (q.id, quiz.id)
+                for q in quiz.questions
+                if not self.bank.is_hidden(guild_id, q.id)  # hidden until fixed
+            )
+            for entry in quiz.generated:
+                quiz_of.setdefault(template_key(entry.template), quiz.id)
+        return quiz_of
+
     async def _cards(self, user_id: int, guild_id: int | None) -> list[CardState]:
         """The member's cards of questions this server may ask."""
-        visible = {q.id for q in self.bank.visible_questions(guild_id)}
+        visible = self._visible(guild_id)
         return [c for c in await cards_of(self.db, user_id) if c.question_id in visible]
 
     async def due_queue(
-        self, user_id: int, guild_id: int | None, now: datetime | None = None, limit: int = 10
+        self,
+        user_id: int,
+        guild_id: int | None,
+        now: datetime | None = None,
+        limit: int = 10,
+        usable: Callable[[str], bool] | None = None,
     ) -> list[str]:
-        """Question ids to review now, at most `limit` (`bot.core.review.due_queue`)."""
-        cards = await self._cards(user_id, guild_id)
+        """Question ids to review now, at most `limit` (`bot.core.review.due_queue`), of
+        those `usable` accepts (a template only while an instance is ready)."""
+        quiz_of = self._visible(guild_id)
+        cards = [c for c in await cards_of(self.db, user_id) if c.question_id in quiz_of]
         seen = {c.question_id for c in cards}
-        visible = self.bank.visible_questions(guild_id)
-        quiz_of = {q.id: self.bank.quiz_of(q.id).id for q in visible}
-        started = {quiz_of[q] for q in seen if q in quiz_of}
-        unseen = [q.id for q in visible if q.id not in seen]
+        started = {quiz_of[q] for q in seen}
+        if usable is not None:
+            cards = [c for c in cards if usable(c.question_id)]
+        unseen = [q for q in quiz_of if q not in seen and (usable is None or usable(q))]
         return due_queue(cards, unseen, started, quiz_of, now or self.clock(), limit)
 
     async def counts(

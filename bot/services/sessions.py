@@ -1,9 +1,12 @@
 """Personal quiz sessions driven by buttons; state lives in the database.
 
 A session survives a bot restart: the button custom_ids carry the session id and
-everything else is read back from the `quiz_session` row. Clicks are idempotent:
-every change is a conditional UPDATE on the state the click was made against, so a
-double click (or two processes handling one click) changes things once.
+everything else is read back from the `quiz_session` row. A generated question (a quiz's
+template) is taken from the instance pool when the session starts and stored in the row,
+so the instance is fixed for the session and needs no worker to be shown or graded.
+
+Clicks are idempotent: every change is a conditional UPDATE on the state the click was
+made against, so a double click (or two processes handling one click) changes things once.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from datetime import datetime, timedelta
 
 from bot.core.errors import UserError
 from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.core.quizbank.bank import Item
+from bot.core.quizbank.generated import GeneratedQuestion, generated_question, template_of
 from bot.core.times import utcnow
+from bot.services.generated import InstancePool
 from bot.services.review import Reviews
 from bot.storage import Database, QuizSession
 from bot.storage import quiz_sessions as rows
@@ -75,12 +81,31 @@ class QuizSessions:
         bank: QuizBank,
         clock: Callable[[], datetime] = utcnow,
         max_age: timedelta = DEFAULT_MAX_AGE,
+        pool: InstancePool | None = None,
     ):
         self.db = db
         self.bank = bank
         self.clock = clock
         self.max_age = max_age  # idle time after which a session counts as expired
         self.reviews = Reviews(db, bank, clock)
+        self.pool = pool  # None: written questions only
+
+    def _ready(self, template: str) -> bool:
+        return self.pool is not None and self.pool.ready(template)
+
+    def _askable(self, question_id: str) -> bool:
+        """A written question, or a template with an instance ready now."""
+        template = template_of(question_id)
+        return template is None or self._ready(template)
+
+    def _ask(self, item: Item) -> Question | None:
+        """The question to store: a written one, or a ready instance of a template (None
+        if there is none after all). Synchronous from the pick on: nothing else can take
+        the instance `pick_items` saw."""
+        if isinstance(item, Question):
+            return item
+        instance = self.pool.take(item.template) if self.pool is not None else None
+        return None if instance is None else generated_question(instance, item)
 
     async def start(
         self,
@@ -94,7 +119,10 @@ class QuizSessions:
         """A new session of `count` random questions (all when None); stops the user's old one."""
         # Shipped quizzes and this server's own; never another server's uploads.
         rng = random.Random(seed)
-        picked = self.bank.pick_questions(guild_id, quiz_id, count, rng)
+        items = self.bank.pick_items(
+            guild_id, quiz_id, count, rng, generated=self._ready if self.pool else None
+        )
+        picked = [q for q in map(self._ask, items) if q is not None]
         return await self._begin(user_id, guild_id, quiz_id, locale, picked, rng)
 
     async def start_review(
@@ -109,10 +137,17 @@ class QuizSessions:
         each once; or, with nothing due and nothing unseen, when the next review falls due."""
         if isinstance(count, bool) or not 1 <= count <= MAX_REVIEW:
             raise UserError("quiz.bad_count", count=count, max=MAX_REVIEW)
-        queue = await self.reviews.due_queue(user_id, guild_id, self.clock(), count)
-        if not queue:
+        queue = await self.reviews.due_queue(
+            user_id, guild_id, self.clock(), count, usable=self._askable
+        )
+        entries = {e.template: e for e in self.bank.visible_generated(guild_id)}
+        items: list[Item] = [
+            self.bank.question(qid) if (name := template_of(qid)) is None else entries[name]
+            for qid in queue
+        ]
+        picked = [q for q in map(self._ask, items) if q is not None]
+        if not picked:
             return NothingDue(await self.reviews.next_due(user_id, guild_id))
-        picked = [self.bank.question(question_id) for question_id in queue]
         return await self._begin(user_id, guild_id, None, locale, picked, random.Random(seed))
 
     async def _begin(
@@ -133,6 +168,10 @@ class QuizSessions:
             locale=locale,
             question_ids=[q.id for q in picked],
             choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            instances={
+                str(i): q.stored() for i, q in enumerate(picked) if isinstance(q, GeneratedQuestion)
+            }
+            or None,
             started_at=now,
             last_activity_at=now,
         )
@@ -146,9 +185,11 @@ class QuizSessions:
 
     def current_question(self, quiz: QuizSession) -> tuple[Question, list[int]]:
         """The question at the session's position and its display order of choices."""
-        return self.bank.question(quiz.question_ids[quiz.position]), list(
-            quiz.choice_orders[quiz.position]
-        )
+        order = list(quiz.choice_orders[quiz.position])
+        stored = (quiz.instances or {}).get(str(quiz.position))
+        if stored is not None:  # a generated question, fixed when the session started
+            return GeneratedQuestion.model_validate(stored), order
+        return self.bank.question(quiz.question_ids[quiz.position]), order
 
     async def _usable(self, session_id: str, user_id: int) -> QuizSession:
         quiz = await self.get(session_id)

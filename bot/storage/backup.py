@@ -72,7 +72,7 @@ async def backup(db_url_or_path: str | Path, dest_path: str | Path) -> Path:
         raise SetupError(
             f"There is no database at {source} (DATABASE_URL).",
             "Check DATABASE_URL; the bot creates the database on its first run.",
-            exit_code=1,
+            exit_code=2,
         )
     _check_destination(source, dest)
 

@@ -9,6 +9,7 @@ the database on SQLite.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import math
 import os
@@ -175,7 +176,28 @@ class Database:
         event.listen(engine, "connect", _set_pragmas)
         return engine
 
-    async def close(self) -> None:
+    async def close(self, within_s: float = 2.0) -> None:
+        """Close every connection. Connections still in use by a task that is ending are
+        awaited briefly first: one left open keeps its driver thread (aiosqlite's is not
+        a daemon) and with it the process alive after the bot has stopped."""
+        pool = self.engine.pool
+        checked_out = getattr(pool, "checkedout", None)
+        if checked_out is not None and checked_out() > 0:
+            loop = asyncio.get_running_loop()
+            returned = asyncio.Event()
+
+            def checked_in(*_: object) -> None:
+                loop.call_soon_threadsafe(returned.set)
+
+            event.listen(pool, "checkin", checked_in)
+            try:
+                deadline = loop.time() + within_s
+                while checked_out() > 0 and (left := deadline - loop.time()) > 0:
+                    returned.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(returned.wait(), left)
+            finally:
+                event.remove(pool, "checkin", checked_in)
         await self.engine.dispose()
 
     # -- migrations -------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -110,11 +111,25 @@ def _check_sqlite_location(parsed: URL) -> None:
             f"Move {ancestor} away, or set DATABASE_URL to another location.",
         )
     target = path if path.exists() else ancestor
-    if not os.access(target, os.W_OK):
+    if not os.access(target, os.W_OK) or not _can_create_in(
+        path.parent if path.exists() else ancestor
+    ):
         raise SetupError(
             f"The database {path} cannot be written here (no write permission on {target}).",
             "Give the bot's user write access, or set DATABASE_URL to a writable location.",
         )
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can be made in `folder` (SQLite makes its -wal and -shm files there).
+    Tried for real: permissions alone do not tell (root on a read-only mount or /proc)."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".quiztutor-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(handle)
+    os.unlink(name)
+    return True
 
 
 def opening_error(url: str, exc: BaseException) -> SetupError:

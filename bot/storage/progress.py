@@ -1,5 +1,6 @@
-"""A member's answers per question, for `/me`: quiz answers, and daily answers once their
-day is settled (an open daily question must not give its answer away)."""
+"""A member's answers per question, for `/me`: quiz answers, daily answers once their
+day is settled, and live-round answers once their question is closed (an open question
+must not give its answer away)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections import Counter
 from sqlalchemy import case, func
 from sqlmodel import col, select
 
+from bot.core.live import QuestionStatus
 from bot.storage.database import Database
-from bot.storage.models import DailyAnswer, DailyPost, QuizResult
+from bot.storage.models import DailyAnswer, DailyPost, LiveAnswer, LiveQuestion, QuizResult
 
 
 async def answers_per_question(db: Database, user_id: int) -> tuple[Counter[str], Counter[str]]:
@@ -35,8 +37,22 @@ async def answers_per_question(db: Database, user_id: int) -> tuple[Counter[str]
         .where(DailyAnswer.user_id == user_id, col(DailyPost.settled).is_(True))
         .group_by(col(DailyPost.question_id))
     )
+    live = (
+        select(
+            LiveQuestion.question_id,
+            func.count(),
+            func.sum(case((col(LiveAnswer.correct), 1), else_=0)),
+        )
+        .join(
+            LiveQuestion,
+            (col(LiveQuestion.round_id) == col(LiveAnswer.round_id))
+            & (col(LiveQuestion.number) == col(LiveAnswer.number)),
+        )
+        .where(LiveAnswer.user_id == user_id, col(LiveQuestion.status) == QuestionStatus.CLOSED)
+        .group_by(col(LiveQuestion.question_id))
+    )
     async with db.session() as session:
-        for query in (quiz, daily):
+        for query in (quiz, daily, live):
             for question_id, n, right in (await session.exec(query)).all():
                 answered[question_id] += int(n)
                 correct[question_id] += int(right or 0)

@@ -58,19 +58,21 @@ def load_quizzes(paths: Iterable[Path]) -> tuple[list[Quiz], list[Problem]]:
             )
             duplicate = True
         quiz_origin.setdefault(quiz.id, str(file))
-        for index, question in enumerate(quiz.questions):
-            if question.id in question_origin and question_origin[question.id] != str(file):
-                path: FieldPath = ("questions", index, "id")
+        items = [("questions", i, q.id) for i, q in enumerate(quiz.questions)]
+        items += [("generated", i, e.id) for i, e in enumerate(quiz.generated)]
+        for section, index, item_id in items:
+            if item_id in question_origin and question_origin[item_id] != str(file):
+                path: FieldPath = (section, index, "id")
                 problems.append(
                     Problem(
                         str(file),
                         line_of(text, path),
                         format_path(path),
-                        f"duplicate question id '{question.id}' (also in {question_origin[question.id]})",
+                        f"duplicate question id '{item_id}' (also in {question_origin[item_id]})",
                     )
                 )
                 duplicate = True
-            question_origin.setdefault(question.id, str(file))
+            question_origin.setdefault(item_id, str(file))
         if not duplicate:
             quizzes.append(quiz)
     return quizzes, sorted(problems)
@@ -112,4 +114,40 @@ def file_cues(paths: Iterable[Path]) -> tuple[list[str], list[str]]:
         errors.extend(
             f"{SHIPPED_DIR}: error: {cue.message()}" for cue in bank_cues(shipped.values())
         )
+    return errors, warnings
+
+
+def untranslated_note(quiz: Quiz) -> str | None:
+    """Which questions carry a copied (untranslated) text, per locale; None if none do."""
+    per_locale: dict[str, list[str]] = {}
+    for question in quiz.questions:
+        for locale in question.untranslated:
+            per_locale.setdefault(locale, []).append(question.id)
+    if not per_locale:
+        return None
+    parts = [
+        f"{len(ids)} question(s) not translated to '{locale}' (a copy of another language): "
+        + ", ".join(ids[:5])
+        + (", ..." if len(ids) > 5 else "")
+        for locale, ids in sorted(per_locale.items())
+    ]
+    return "; ".join(parts)
+
+
+def file_translations(paths: Iterable[Path]) -> tuple[list[str], list[str]]:
+    """(errors, warnings) for texts marked `untranslated`: an error in a shipped quiz, which
+    must be translated, a warning in any other file."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    for file in quiz_files(paths):
+        try:
+            quiz = load_quiz_file(file)
+        except QuizFileError:
+            continue
+        note = untranslated_note(quiz)
+        if note is not None:
+            if is_shipped(file):
+                errors.append(f"{file}: error: {note}")
+            else:
+                warnings.append(f"{file}: warning: {note}")
     return errors, warnings

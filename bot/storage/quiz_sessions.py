@@ -11,6 +11,7 @@ from sqlmodel import col, select
 
 from bot.core.review import QUIZ, Grade, Source
 from bot.storage.database import Database
+from bot.storage.memory import rules_on
 from bot.storage.models import QuizResult, QuizSession
 from bot.storage.review_cards import record_grades
 
@@ -81,7 +82,9 @@ async def record_answer(
                     answered_at=now,
                 )
             )
-            # The member's review card, with the answer, in one transaction.
+            # The member's review card, with the answer, in one transaction, with the
+            # rules of the session's server (Learning II: its memory model and retention).
+            rules = await rules_on(await session.connection(), quiz.guild_id)
             await record_grades(
                 session,
                 [
@@ -92,8 +95,10 @@ async def record_answer(
                         now,
                         Source(QUIZ, quiz.id),
                         seconds=(now - quiz.last_activity_at).total_seconds(),
+                        guild_id=quiz.guild_id,
                     )
                 ],
+                rules,
             )
         await session.commit()
     return bool(won.rowcount)

@@ -1,14 +1,19 @@
-"""Transient database errors ("database is locked", a dropped connection) are retried.
+"""Transient database errors ("database is locked", a dropped connection, a server
+restarting) are retried.
 
 A daily job that meets a busy database must not lose what it was doing (a message may
 already be in the channel): `retry_transient` runs the step again with backoff, and
 only gives up after about half a minute, when the error is no longer passing.
+
+An outage is logged once (`outage`): the first failure as a warning, the retries that
+follow at debug level, and the first success after it with how long it lasted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -27,7 +32,42 @@ TRIES = 20
 def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, OperationalError):
         return True  # SQLite: locked or busy; PostgreSQL: connection lost, server shutting down
-    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+    if isinstance(exc, ConnectionError):
+        return True  # a new connection refused (the server is restarting)
+    if isinstance(exc, DBAPIError):
+        return bool(exc.connection_invalidated) or _server_starting(exc.orig)
+    return _server_starting(exc)
+
+
+def _server_starting(exc: BaseException | None) -> bool:
+    # asyncpg's CannotConnectNowError: "the database system is starting up" (57P03).
+    return getattr(exc, "sqlstate", None) in ("57P01", "57P02", "57P03")
+
+
+class Outage:
+    """Logs a database outage once: its start, and its end with its length."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.failures = 0  # statistics (tests): failed tries during outages
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        self.failures += 1
+        if self.since is None:
+            self.since = time.monotonic()
+            log.warning("%s: transient database error, retrying: %s", what, exc)
+        else:
+            log.debug("%s: the database is still unavailable: %s", what, exc)
+
+    def recovered(self) -> None:
+        if self.since is not None:
+            log.warning(
+                "the database is available again after %.1f s", time.monotonic() - self.since
+            )
+            self.since = None
+
+
+outage = Outage()
 
 
 async def retry_transient(
@@ -40,13 +80,14 @@ async def retry_transient(
     delay = first_delay_s
     for attempt in range(1, tries + 1):
         try:
-            return await step()
+            result = await step()
         except Exception as exc:
             if attempt == tries or not is_transient(exc):
                 raise
-            log.warning(
-                "%s: transient database error (try %d of %d): %s", what, attempt, tries, exc
-            )
+            outage.failed(what, exc)
+        else:
+            outage.recovered()
+            return result
         await asyncio.sleep(delay)
         delay = min(delay * 2, MAX_DELAY_S)
     raise AssertionError("unreachable")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, cast
 
 import orjson
@@ -21,10 +20,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.core.daily.recall import days
+from bot.core.memory import DEFAULT_RULES, Rules, was_due
 from bot.core.review import CardState, Grade, rating_for, review
 from bot.core.times import as_utc
-from bot.storage.class_recall import CardChange, apply_card_changes
+from bot.storage.activity import count_answers
+from bot.storage.class_recall import CardChange, apply_card_changes, curve_point
 from bot.storage.database import Database
 from bot.storage.models import ReviewCard, ReviewLog
 from bot.storage.models.base import driver_time
@@ -33,8 +33,11 @@ from bot.storage.models.base import driver_time
 CHUNK = 500
 
 
-async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
-    """Apply graded answers to their cards, in the caller's transaction (no commit).
+async def record_grades(
+    session: AsyncSession, grades: Sequence[Grade], rules: Rules = DEFAULT_RULES
+) -> int:
+    """Apply graded answers to their cards, in the caller's transaction (no commit), with
+    the rules of the server they were given in (`bot.storage.memory.rules_on`).
 
     The log rows go in first, with ON CONFLICT DO NOTHING ... RETURNING: only the answers
     whose source was not in the log yet come back, and only those change a card. Two
@@ -46,7 +49,8 @@ async def record_grades(session: AsyncSession, grades: Sequence[Grade]) -> int:
     applied = 0
     for chunk in chunks(grades):
         # In the caller's transaction: the cards are read under lock and worked out there.
-        applied += await apply_grades(conn, Prepared(chunk, {}, {}, {}, ready=False))
+        prepared = Prepared(chunk, {}, {}, {}, {}, rules, ready=False)
+        applied += await apply_grades(conn, prepared)
     return applied
 
 
@@ -59,6 +63,9 @@ class Prepared:
     rows: dict[tuple[int, str], dict[str, Any]]  # each card after the grades, driver values
     versions: dict[tuple[int, str], int]  # its `reviews` when read (0: no card yet)
     before: dict[tuple[int, str], tuple[float, float] | None]
+    # Per answer (its source key): whether it reviewed its card when due (`was_due`).
+    due: dict[tuple[str, str, int, str], bool]
+    rules: Rules  # the server's memory model the cards are worked out with
     ready: bool = True  # False: nothing worked out yet (read and work out under lock)
 
 
@@ -76,8 +83,10 @@ def chunks(
     return [dict(items[start : start + size]) for start in range(0, len(items), size)]
 
 
-async def prepare_grades(conn: Any, unique: dict[tuple[str, str, int, str], Grade]) -> Prepared:
-    """Read the cards (no lock) and work out each after its grades (fsrs)."""
+async def prepare_grades(
+    conn: Any, unique: dict[tuple[str, str, int, str], Grade], rules: Rules = DEFAULT_RULES
+) -> Prepared:
+    """Read the cards (no lock) and work out each after its grades (fsrs, by `rules`)."""
     stamp = driver_time(conn.dialect.name)
     keys = {(g.user_id, g.question_id) for g in unique.values()}
     rows = await _read_cards(conn, keys, lock=False) if keys else {}
@@ -85,9 +94,10 @@ async def prepare_grades(conn: Any, unique: dict[tuple[str, str, int, str], Grad
     before = {key: _curve_point(row) for key, row in rows.items()}
     for key in keys - rows.keys():
         rows[key] = _new_row()
-    for grade in sorted(unique.values(), key=lambda g: as_utc(g.when)):
-        _advance(rows[(grade.user_id, grade.question_id)], grade, stamp)
-    return Prepared(unique, rows, versions, before)
+    due: dict[tuple[str, str, int, str], bool] = {}
+    for source, grade in sorted(unique.items(), key=lambda item: as_utc(item[1].when)):
+        due[source] = _advance(rows[(grade.user_id, grade.question_id)], grade, stamp, rules)
+    return Prepared(unique, rows, versions, before, due, rules)
 
 
 async def apply_grades(conn: Any, prepared: Prepared) -> int:
@@ -113,13 +123,19 @@ async def apply_grades(conn: Any, prepared: Prepared) -> int:
                 "rating": int(rating_for(grade.correct, grade.seconds)),
                 "correct": grade.correct,
                 "reviewed_at": stamp(grade.when),
+                "guild_id": grade.guild_id,
             }
             for (kind, ref, user_id, question_id), grade in prepared.unique.items()
         ],
     )
-    won = [prepared.unique[(r[0], r[1], r[2], r[3])] for r in inserted.all()]
+    won_keys = sorted(
+        ((r[0], r[1], r[2], r[3]) for r in inserted.all()),
+        key=lambda key: as_utc(prepared.unique[key].when),
+    )
+    won = [prepared.unique[key] for key in won_keys]
     if not won:
         return 0
+    due = dict(prepared.due)
     changed = {(g.user_id, g.question_id) for g in won}
     stale = set(changed)
     if prepared.ready:
@@ -136,9 +152,11 @@ async def apply_grades(conn: Any, prepared: Prepared) -> int:
         for key in keys:
             before[key] = _curve_point(found[key]) if key in found else None
             rows[key] = found.get(key) or _new_row()
-        for grade in sorted(won, key=lambda g: as_utc(g.when)):
+        for source in won_keys:
+            grade = prepared.unique[source]
             if (grade.user_id, grade.question_id) in keys:
-                _advance(rows[(grade.user_id, grade.question_id)], grade, stamp)
+                card = rows[(grade.user_id, grade.question_id)]
+                due[source] = _advance(card, grade, stamp, prepared.rules)
         return keys - found.keys()
 
     missing = await work_out(stale) if stale else set()
@@ -166,6 +184,8 @@ async def apply_grades(conn: Any, prepared: Prepared) -> int:
     await apply_card_changes(
         conn, [CardChange(u, q, before.get((u, q)), _reviewed(rows[(u, q)])) for u, q in changed]
     )
+    # Learning II: /me's calendar and true retention, the server's weekly fit.
+    await count_answers(conn, won, [due[key] for key in won_keys], prepared.rules)
     return len(won)
 
 
@@ -173,11 +193,15 @@ def _new_row() -> dict[str, Any]:
     return {"card": None, "reviews": 0, "lapses": 0, "open_mistake": False, "last_wrong_at": None}
 
 
-def _advance(row: dict[str, Any], grade: Grade, stamp: Any) -> None:
-    """One graded answer applied to a card row (values as the driver takes them)."""
+def _advance(row: dict[str, Any], grade: Grade, stamp: Any, rules: Rules) -> bool:
+    """One graded answer applied to a card row (values as the driver takes them);
+    whether it reviewed the card when due (`was_due`)."""
     rating = rating_for(grade.correct, grade.seconds)
     stored = Card.from_dict(cast(CardDict, row["card"])) if row["reviews"] else None
-    card = review(stored, rating, grade.when)
+    when_due = was_due(
+        None if stored is None else stored.due, row["open_mistake"], as_utc(grade.when)
+    )
+    card = review(stored, rating, grade.when, rules.scheduler)
     row["card"] = card.to_dict()
     row["due"] = stamp(card.due)
     row["last_review"] = stamp(card.last_review)
@@ -186,6 +210,7 @@ def _advance(row: dict[str, Any], grade: Grade, stamp: Any) -> None:
         row["lapses"] += 1
         row["last_wrong_at"] = stamp(grade.when)
     row["open_mistake"] = not grade.correct
+    return when_due
 
 
 def _values(row: dict[str, Any]) -> dict[str, Any]:
@@ -259,10 +284,7 @@ def _reviewed(row: dict[str, Any]) -> tuple[float, float]:
 
 def _curve_point(row: dict[str, Any]) -> tuple[float, float] | None:
     """(stability, last review in days) of a card row; None for a card not reviewed yet."""
-    if not row["reviews"]:
-        return None
-    card = row["card"]
-    return (float(card["stability"]), days(datetime.fromisoformat(card["last_review"])))
+    return curve_point(row["card"], row["reviews"])
 
 
 # Tables without SQLAlchemy types for the statements of thousands of rows per settle: the
@@ -272,7 +294,16 @@ _LOG = table(
     ReviewLog.__tablename__,
     *(
         column(name)
-        for name in ("source", "ref", "user_id", "question_id", "rating", "correct", "reviewed_at")
+        for name in (
+            "source",
+            "ref",
+            "user_id",
+            "question_id",
+            "rating",
+            "correct",
+            "reviewed_at",
+            "guild_id",
+        )
     ),
 )
 _CARD = table(

@@ -38,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.storage.answer_sql import Pending, compile_all, insert_rows
 from bot.storage.database import Database
+from bot.storage.retry import is_transient, outage
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,11 @@ GATHER_S = 0.008
 MIN_BATCH = 64
 # A WAL checkpoint after the writer's commits at most this often (SQLite file only).
 CHECKPOINT_EVERY_S = 0.5
+# A batch the database could not take is tried again after 0.05, 0.1 ... 1 s; at
+# shutdown for at most CLOSE_HOLD_S more (SIGTERM must end the process in 10 s).
+FIRST_HOLD_DELAY_S = 0.05
+MAX_HOLD_DELAY_S = 1.0
+CLOSE_HOLD_S = 3.0
 
 
 class WriterClosed(RuntimeError):
@@ -82,12 +88,14 @@ class AnswerWriter:
         self._trickle = False  # the latest answer came within gather_s of the one before
         self._wake: asyncio.Future[None] | None = None  # set while gathering
         self.transactions = 0  # statistics (the benchmarks read them)
+        self.held_retries = 0  # tries of batches held through a database outage
         self.rows = 0
         # None stops the writer; a bare future is a flush marker (see `flush`).
         self._queue: asyncio.Queue[Pending | asyncio.Future[None] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None
         self._closing = False
+        self._close_deadline: float | None = None  # held batches give up after it
 
     async def start(self) -> None:
         if self._task is None:
@@ -211,6 +219,7 @@ class AnswerWriter:
         if self._warm is not None:
             await asyncio.gather(self._warm, return_exceptions=True)
         self._closing = True
+        self._close_deadline = time.monotonic() + CLOSE_HOLD_S
         self._queue.put_nowait(None)
         self._stop_gathering()
         await self._task
@@ -272,19 +281,36 @@ class AnswerWriter:
                 return False
             item = self._queue.get_nowait()
 
+    async def _insert_held(self, batch: list[Pending]) -> set[tuple[int, int]]:
+        """Insert, holding the batch through a database outage (a server restart, a
+        read-only file): retried with backoff until it is written, or until the writer
+        is closing and `CLOSE_HOLD_S` have passed since (the process must end: the
+        reactions stay on Discord's messages and are read back at the next start)."""
+        delay = FIRST_HOLD_DELAY_S
+        while True:
+            try:
+                inserted = await self._insert(batch)
+            except Exception as exc:
+                if not is_transient(exc):
+                    raise
+                # Nothing was committed; a broken connection is replaced on the next try.
+                await self._release()
+                deadline = self._close_deadline
+                if deadline is not None and time.monotonic() > deadline:
+                    raise
+                outage.failed(f"writing {len(batch)} answers", exc)
+                self.held_retries += 1
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, MAX_HOLD_DELAY_S)
+                continue
+            outage.recovered()
+            return inserted
+
     async def _write(self, batch: list[Pending]) -> None:
         self.transactions += 1
         self.rows += len(batch)
         try:
-            try:
-                inserted = await self._insert(batch)
-            except DBAPIError as exc:
-                # The connection held since an earlier batch broke (a database restart,
-                # an idle timeout): nothing was committed, so one retry on a fresh one.
-                if not exc.connection_invalidated:
-                    raise
-                await self._release()
-                inserted = await self._insert(batch)
+            inserted = await self._insert_held(batch)
         except Exception as exc:  # one bad batch must not kill the writer
             log.exception("writing %d answers failed", len(batch))
             if isinstance(exc, DBAPIError) and exc.connection_invalidated:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import logging
-import zoneinfo
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -14,12 +12,20 @@ from discord.ext import commands
 
 from bot.core.i18n import t
 from bot.core.outbox import Owed
-from bot.core.text import clip
 from bot.services.charts import class_chart
 from bot.services.daily import DailyJobs
-from cogs.common import guild_locale, interaction_locale, manage_server, services_of, topic_choices
+from cogs.common import (
+    guild_locale,
+    interaction_locale,
+    manage_server,
+    services_of,
+    timezone_choices,
+    topic_choices,
+)
+from cogs.daily.owed import owed_text, retry_reveals_text
+from cogs.ui.learning_embeds import memory_embed
 from cogs.ui.replies import send_ephemeral
-from cogs.ui.style import EMBED_FIELD_MAX, discord_time, message_link
+from cogs.ui.style import discord_time, message_link
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
@@ -34,11 +40,6 @@ from cogs.ui.daily_embeds import (
 )
 
 log = logging.getLogger("quiztutor.daily")
-
-
-@cache
-def _zones() -> list[str]:
-    return sorted(zoneinfo.available_timezones())
 
 
 class DailyCommands(commands.Cog):
@@ -98,6 +99,7 @@ class DailyCommands(commands.Cog):
         reveal_after="Reveal the answer after this many hours (default: before the next post)",
         language="Language of the posts",
         repeat_after="No question is posted again within this many days (default: 30)",
+        retention="Target share of reviews remembered, 0.80-0.97 (default: 0.90)",
     )
     @app_commands.choices(
         language=[
@@ -115,6 +117,7 @@ class DailyCommands(commands.Cog):
         reveal_after: app_commands.Range[int, 1, 23] | None = None,
         language: str | None = None,
         repeat_after: app_commands.Range[int, 1, 365] | None = None,
+        retention: app_commands.Range[float, 0.8, 0.97] | None = None,
     ) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         services = services_of(interaction)
@@ -127,6 +130,7 @@ class DailyCommands(commands.Cog):
             reveal_after=reveal_after,
             locale=language or guild_locale(interaction),
             repeat_after=repeat_after,
+            retention=retention,
         )
         self._jobs().schedule_guild(config)
         status = await services.daily.configs.status(guild_id)
@@ -164,8 +168,7 @@ class DailyCommands(commands.Cog):
     async def timezone_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        needle = current.lower().replace(" ", "_")
-        return [app_commands.Choice(name=z, value=z) for z in _zones() if needle in z.lower()][:25]
+        return timezone_choices(current)
 
     @manage_server
     @daily.command(name="status", description="Show the daily question settings")
@@ -175,31 +178,8 @@ class DailyCommands(commands.Cog):
         if status is None:
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
-        owed = await self._owed_text(guild_id, locale)
+        owed = await owed_text(self._jobs(), guild_id, locale, self._jobs().clock())
         await self._reply(interaction, notice, embed=status_embed(status, locale, owed))
-
-    async def _owed_text(self, guild_id: int, locale: str) -> str:
-        """What the outbox still owes this server's channel (after failed sends)."""
-        lines = []
-        for item in await self._jobs().outbox.pending(guild_id):
-            if item.attempts == 0:
-                continue  # being sent right now
-            post = await self._jobs().daily.posts.get(item.post_id)
-            if post is None:
-                continue
-            lines.append(
-                t(
-                    "daily.owed_value",
-                    locale,
-                    what=t(f"daily.owed_{item.kind}", locale),
-                    day=post.day.isoformat(),
-                    link=message_link(guild_id, post.channel_id, post.message_id),
-                    attempts=item.attempts,
-                    next=discord_time(item.due_at),
-                    error=clip(item.last_error or "?", 200),
-                )
-            )
-        return clip("\n".join(lines), EMBED_FIELD_MAX)
 
     @manage_server
     @daily.command(name="off", description="Stop the daily question")
@@ -248,7 +228,9 @@ class DailyCommands(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         summary = await self._jobs().reveal_open(guild_id)
         if summary is None:
-            await self._reply(interaction, notice, t("daily.nothing_open", locale))
+            # Settled already; its announcement may still be owed: an explicit retry.
+            retried = await retry_reveals_text(self._jobs(), guild_id, locale)
+            await self._reply(interaction, notice, retried or t("daily.nothing_open", locale))
             return
         text = t("daily.revealed", locale, correct=summary.correct, answered=summary.answered)
         owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)
@@ -272,4 +254,6 @@ class DailyCommands(commands.Cog):
             stats_embed(overview, locale), analytics, services.bank, locale, chart=True
         )
         chart = discord.File(io.BytesIO(png), filename=STATS_CHART)
-        await self._reply(interaction, notice, embed=embed, file=chart)
+        # Learning II: the memory model and the class's retention curve, in a second embed.
+        memory, files = await memory_embed(services, guild_id, locale)
+        await self._reply(interaction, notice, embeds=[embed, memory], files=[chart, *files])

@@ -24,6 +24,9 @@ from cogs.daily.publisher import DiscordPublisher
 
 log = logging.getLogger("quiztutor.daily")
 
+# How long the daily start-up waits for the gateway (IDENTIFY turns of many shards).
+READY_WAIT_S = 120
+
 
 class DailyCog(commands.Cog):
     """The daily question's driver and listeners (the commands are `DailyCommands`).
@@ -40,12 +43,19 @@ class DailyCog(commands.Cog):
         if bot.has_services:
             services = bot.services
             self.jobs = DailyJobs(
-                services.daily, self.publisher, services.scheduler, owns_guild=bot.owns_guild
+                services.daily,
+                self.publisher,
+                services.scheduler,
+                owns_guild=bot.owns_guild,
+                clock=services.clock,
             )
 
     async def cog_load(self) -> None:
         if self.jobs is not None:
             self._start = asyncio.create_task(self._start_jobs(self.jobs), name="daily-start")
+            # A stop during the start-up ends it before the database closes.
+            self.bot.background.add(self._start)
+            self._start.add_done_callback(self.bot.background.discard)
 
     async def cog_unload(self) -> None:
         if self._start is not None and not self._start.done():
@@ -55,6 +65,13 @@ class DailyCog(commands.Cog):
         # Once per process, when every cog is loaded and the scheduler runs; unlike
         # on_ready, which fires again on every reconnect.
         await self.bot.started.wait()
+        # Reactions made while the bot was away are read back after READY (a shard may
+        # wait seconds for its IDENTIFY turn), so none falls between that read and the
+        # first gateway event.
+        try:
+            await asyncio.wait_for(self.bot.wait_until_ready(), READY_WAIT_S)
+        except TimeoutError:
+            log.warning("not READY after %d s; starting the daily driver anyway", READY_WAIT_S)
         if self.bot.user is not None:
             jobs.reactions.bot_user_id = self.bot.user.id
         try:

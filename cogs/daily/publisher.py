@@ -6,7 +6,7 @@ Partial messageables need no guild cache, so this works during setup_hook and wi
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -18,6 +18,8 @@ from bot.core.i18n import t
 from bot.core.quizbank import Question
 from bot.storage import DailyPost, GuildDailyConfig
 from cogs.ui.buttons import ShowDemoButton
+from cogs.ui.lookback import find_own_reply
+from cogs.ui.report import ReportButton
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
@@ -89,10 +91,13 @@ class DiscordPublisher:
         else:
             embed = reveal_embed(question, locale, summary, records)
         view = discord.utils.MISSING
-        if question is not None and question.demo:
-            # The same persistent "Show me" button as in /quiz: anyone can see the proof.
+        if question is not None:
             view = discord.ui.View(timeout=None)
-            view.add_item(ShowDemoButton(question.demo, label=t("quiz.show_me", locale)))
+            if question.demo:
+                # The same persistent "Show me" button as in /quiz: anyone can see the proof.
+                view.add_item(ShowDemoButton(question.demo, label=t("quiz.show_me", locale)))
+            # Anyone who answered can report the question (once).
+            view.add_item(ReportButton(question.id, label=t("report.button", locale)))
         reference = discord.MessageReference(
             message_id=post.message_id,
             channel_id=post.channel_id,
@@ -101,6 +106,12 @@ class DiscordPublisher:
         )
         return await self._send(
             post.channel_id, post.guild_id, embed=embed, reference=reference, view=view, nonce=nonce
+        )
+
+    async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
+        assert post.message_id is not None
+        return await find_own_reply(
+            self.bot, post.channel_id, post.guild_id, post.message_id, since
         )
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:

@@ -12,11 +12,13 @@ import discord
 
 from bot.core.i18n import t
 from bot.core.quizbank import QuizBank
+from bot.core.quizbank.generated import GeneratedQuestion
 from bot.core.quizbank.schema import MAX_CHOICES
 from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
 from cogs.ui.embeds import answered_embed, question_embed, summary_embed
+from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS
 
 SESSION_ID = r"[A-Za-z0-9_-]{4,32}"
@@ -106,6 +108,9 @@ def answered_view(session_id: str, outcome: QuizAnswerOutcome) -> discord.ui.Vie
         view.add_item(
             ShowDemoButton(outcome.question.demo, label=t("quiz.show_me", outcome.locale))
         )
+    if not isinstance(outcome.question, GeneratedQuestion):
+        # A report hides a question's text until it is fixed; an instance has none to fix.
+        view.add_item(ReportButton(outcome.question.id, label=t("report.button", outcome.locale)))
     return view
 
 

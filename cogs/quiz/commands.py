@@ -1,5 +1,7 @@
 """`/quiz start`, `/quiz review` and `/quiz stop`: a private, button-driven quiz session
 per member; a review asks the member's due questions (`bot.services.review`).
+`/quiz suggest` opens the form of a suggested question (`cogs.quiz.suggest`);
+`/quiz remind on|off` sets the member's review reminders (`cogs.quiz.reminders`).
 
 The buttons (`cogs.ui.buttons`) are persistent `DynamicItem`s whose custom_id carries the
 session id; the session itself lives in the database, so a quiz in progress continues
@@ -16,21 +18,25 @@ from discord.ext import commands
 
 from bot.core.errors import UserError
 from bot.core.i18n import t
-from bot.services.sessions import NothingDue, QuizStep
-from bot.storage import QuizSession
-from cogs.common import interaction_locale, services_of, topic_choices
-from cogs.quiz.buttons import render_step
+from bot.core.reminders import MIN_DUE_MAX, MIN_DUE_MIN
+from cogs.common import interaction_locale, services_of, timezone_choices, topic_choices
+from cogs.quiz import reminders
+from cogs.quiz.review import DEFAULT_REVIEW, begin_review, show_first, take_cooldown
+from cogs.quiz.suggest import open_suggestion_form
 from cogs.ui.replies import log_context, send_ephemeral
 
 log = logging.getLogger("quiztutor.quiz")
 
 MAX_QUESTIONS = 50
-DEFAULT_REVIEW = 10
 
 
 class QuizCog(commands.Cog):
     quiz = app_commands.Group(
         name="quiz", description="Take a quiz on mixed precision or gradient accumulation"
+    )
+
+    remind = app_commands.Group(
+        name="remind", description="Review reminders by direct message", parent=quiz
     )
 
     def __init__(self, bot: commands.Bot) -> None:
@@ -45,7 +51,7 @@ class QuizCog(commands.Cog):
         questions: app_commands.Range[int, 1, MAX_QUESTIONS] | None = None,
     ) -> None:
         locale = interaction_locale(interaction)
-        self._take_cooldown(interaction)
+        take_cooldown(interaction)
         services = services_of(interaction)
         try:
             session = await services.sessions.start(
@@ -55,7 +61,7 @@ class QuizCog(commands.Cog):
             # A refused start should not cost the member their cooldown.
             services.quiz_cooldown.reset(interaction.user.id)
             raise
-        await self._show_first(interaction, session)
+        await show_first(interaction, session)
         log.info("quiz started", extra={**log_context(interaction), "session_id": session.id})
 
     @quiz.command(name="review", description="Review the questions due for you (only you see it)")
@@ -65,41 +71,45 @@ class QuizCog(commands.Cog):
         interaction: discord.Interaction,
         questions: app_commands.Range[int, 1, MAX_QUESTIONS] = DEFAULT_REVIEW,
     ) -> None:
-        locale = interaction_locale(interaction)
-        self._take_cooldown(interaction)
-        services = services_of(interaction)
-        started = await services.sessions.start_review(
-            interaction.user.id, interaction.guild_id, questions, locale
-        )
-        if isinstance(started, NothingDue):
-            services.quiz_cooldown.reset(interaction.user.id)
-            if started.next_due is None:
-                raise UserError("quiz.no_questions")
-            due = started.next_due
-            when = f"{discord.utils.format_dt(due, 'F')} ({discord.utils.format_dt(due, 'R')})"
-            await send_ephemeral(interaction, t("review.nothing_due", locale, when=when))
-            return
-        await self._show_first(interaction, started)
-        log.info("review started", extra={**log_context(interaction), "session_id": started.id})
+        await begin_review(interaction, interaction.guild_id, questions)
 
-    def _take_cooldown(self, interaction: discord.Interaction) -> None:
-        """One /quiz start or review per member per cooldown (shared by both)."""
-        wait = services_of(interaction).quiz_cooldown.use(interaction.user.id)
-        if wait:
-            raise UserError("cooldown", seconds=max(1, round(wait)))
+    @remind.command(
+        name="on",
+        description="A DM when your reviews are due (at most once a day; only you see it)",
+    )
+    @app_commands.describe(
+        time="Local time of the reminder, HH:MM (24h; default 19:00)",
+        min_due="Only when at least this many reviews are due (default: 5)",
+        timezone="IANA time zone (default: the server's daily-question time zone)",
+    )
+    async def remind_on(
+        self,
+        interaction: discord.Interaction,
+        time: str | None = None,
+        min_due: app_commands.Range[int, MIN_DUE_MIN, MIN_DUE_MAX] | None = None,
+        timezone: str | None = None,
+    ) -> None:
+        await reminders.turn_on(interaction, time, min_due, timezone)
 
-    async def _show_first(self, interaction: discord.Interaction, session: QuizSession) -> None:
-        services = services_of(interaction)
-        question, order = services.sessions.current_question(session)
-        step = QuizStep(session, question, order, session.position + 1, len(session.question_ids))
-        embed, view = render_step(services.bank, step)
-        await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+    @remind_on.autocomplete("timezone")
+    async def remind_timezone(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return timezone_choices(current)
+
+    @remind.command(name="off", description="No more review reminders")
+    async def remind_off(self, interaction: discord.Interaction) -> None:
+        await reminders.turn_off(interaction)
 
     @start.autocomplete("topic")
     async def topic_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await topic_choices(interaction, current)
+
+    @quiz.command(name="suggest", description="Suggest a question for this server's quizzes")
+    async def suggest(self, interaction: discord.Interaction) -> None:
+        await open_suggestion_form(interaction)
 
     @quiz.command(name="stop", description="Stop your current quiz")
     async def stop(self, interaction: discord.Interaction) -> None:

@@ -9,6 +9,7 @@ base whose failures go to the one error handler: a press never ends in a dead bu
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import re
@@ -104,7 +105,16 @@ async def run_demo_for(
         await interaction.edit_original_response(content=ERROR_PREFIX + t("demo.timeout", locale))
         log.warning("demo timed out", extra=log_context(interaction))
         return
-    except (DemoCrashed, DemoFailed, DemoRunnerClosed):
+    except DemoRunnerClosed:
+        # The bot is shutting down: tell the member if Discord can still be reached (its
+        # HTTP session may be closing meanwhile: best effort, whatever the failure).
+        with contextlib.suppress(Exception):
+            await interaction.edit_original_response(
+                content=ERROR_PREFIX + t("demo.crashed", locale)
+            )
+        log.info("demo stopped by the shutdown", extra=log_context(interaction))
+        return
+    except (DemoCrashed, DemoFailed):
         await interaction.edit_original_response(content=ERROR_PREFIX + t("demo.crashed", locale))
         log.exception("demo failed", extra=log_context(interaction))
         return

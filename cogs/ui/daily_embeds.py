@@ -18,7 +18,7 @@ from bot.core.scores import percent
 from bot.core.text import clip
 from bot.services.daily import DailyStatus
 from bot.storage import GuildDailyConfig
-from cogs.ui.embeds import choice_lines
+from cogs.ui.embeds import choice_lines, explanation_text
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,
@@ -65,9 +65,7 @@ def reveal_embed(
         colour=RIGHT_COLOUR,
     )
     embed.add_field(
-        name=t("quiz.why", locale),
-        value=clip(question.text("explanation", locale), EMBED_FIELD_MAX),
-        inline=False,
+        name=t("quiz.why", locale), value=explanation_text(question, locale), inline=False
     )
     embed.add_field(
         name=t("daily.result_name", locale),
@@ -145,6 +143,9 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
     embed.add_field(
         name=t("daily.status_repeat", locale),
         value=t("daily.repeat_days", locale, days=config.repeat_after_days),
+    )
+    embed.add_field(
+        name=t("daily.status_retention", locale), value=f"{round(100 * config.retention)} %"
     )
     embed.add_field(
         name=t("daily.status_next", locale),

@@ -11,6 +11,7 @@ import discord
 from bot.core.i18n import t
 from bot.core.progress import Progress
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.quizbank.generated import GeneratedQuestion
 from bot.core.review import ReviewCounts
 from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from bot.core.text import clip
@@ -39,6 +40,28 @@ def references_text(question: Question) -> str:
     return "\n".join(f"[{clip(ref.title, 200)}]({ref.url})" for ref in question.references[:4])
 
 
+def explanation_text(question: Question, locale: str) -> str:
+    """The explanation, and who suggested the question when it is credited."""
+    text = question.text("explanation", locale)
+    if question.credit:
+        credit = t("quiz.credit", locale, who=question.credit)
+        return clip(text, EMBED_FIELD_MAX - len(credit) - 4) + f"\n\n*{credit}*"
+    return clip(text, EMBED_FIELD_MAX)
+
+
+def question_footer(quiz: Quiz, question: Question, locale: str) -> str:
+    """The quiz's title, and a note when the text shown is a copy of another language's;
+    for a generated question, which instance it is (template and seed)."""
+    title = pick_locale(quiz.title, locale)
+    if isinstance(question, GeneratedQuestion):
+        origin = t("generate.origin", locale, template=question.template, seed=question.seed)
+        return f"{title} · {origin}"
+    shown = locale if locale in question.prompt else next(iter(question.prompt))
+    if shown in question.untranslated:
+        return f"{title} · {t('quiz.untranslated', locale)}"
+    return title
+
+
 def question_embed(
     quiz: Quiz, question: Question, order: Sequence[int], locale: str, number: int, total: int
 ) -> discord.Embed:
@@ -51,7 +74,7 @@ def question_embed(
         ),
         colour=BRAND_COLOUR,
     )
-    embed.set_footer(text=pick_locale(quiz.title, locale))
+    embed.set_footer(text=question_footer(quiz, question, locale))
     return embed
 
 
@@ -88,18 +111,14 @@ def answered_embed(
         if right
         else t("quiz.wrong", locale, letter=LETTERS[correct_position])
     )
-    embed.add_field(
-        name=verdict,
-        value=clip(question.text("explanation", locale), EMBED_FIELD_MAX),
-        inline=False,
-    )
+    embed.add_field(name=verdict, value=explanation_text(question, locale), inline=False)
     if question.references:
         embed.add_field(
             name=t("quiz.sources", locale),
             value=clip(references_text(question), EMBED_FIELD_MAX),
             inline=False,
         )
-    embed.set_footer(text=pick_locale(quiz.title, locale))
+    embed.set_footer(text=question_footer(quiz, question, locale))
     return embed
 
 

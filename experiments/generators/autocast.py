@@ -14,7 +14,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from experiments.generators.formats import code
+from experiments.generators.fmt import code
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
 

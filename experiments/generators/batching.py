@@ -17,8 +17,7 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, DistributedSampler
 
-from experiments.generators.fmt import one_decimal, printed, sig
-from experiments.generators.formats import ASK, code
+from experiments.generators.fmt import ASK, code, one_decimal, printed, sig
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
 

@@ -27,6 +27,16 @@ from decimal import ROUND_HALF_UP, Decimal
 
 MAX_DIGITS = 24
 
+#: The question of a "what does it print?" snippet.
+ASK = {
+    "en": "What does it print?",
+    "id": "Apa yang dicetak kode ini?",
+}
+
+
+def code(src: str) -> str:
+    return f"```python\n{src}\n```"
+
 
 def fmt_decimal(d: Decimal) -> str:
     """Canonical text of a finite Decimal (no trailing zeros; sci outside 1e-5..1e16)."""

@@ -72,7 +72,7 @@ _ENTRIES = [
     # ---- number formats
     _t(
         "fp16-round",
-        "formats",
+        "rounding",
         "number-formats",
         2,
         "What a float16 tensor holds",
@@ -82,7 +82,7 @@ _ENTRIES = [
     ),
     _t(
         "bf16-round",
-        "formats",
+        "rounding",
         "bf16",
         2,
         "What a bfloat16 tensor holds",
@@ -92,7 +92,7 @@ _ENTRIES = [
     ),
     _t(
         "fp8-e4m3-round",
-        "formats",
+        "rounding",
         "fp8",
         2,
         "Rounding to FP8 E4M3",
@@ -102,7 +102,7 @@ _ENTRIES = [
     ),
     _t(
         "fp8-e5m2-round",
-        "formats",
+        "rounding",
         "fp8",
         2,
         "Rounding to FP8 E5M2",
@@ -112,7 +112,7 @@ _ENTRIES = [
     ),
     _t(
         "ulp-spacing",
-        "formats",
+        "spacing",
         "number-formats",
         2,
         "Spacing of 16-bit values",
@@ -122,7 +122,7 @@ _ENTRIES = [
     ),
     _t(
         "fp16-multiply",
-        "formats",
+        "spacing",
         "overflow",
         2,
         "Overflow of an fp16 product",
@@ -132,7 +132,7 @@ _ENTRIES = [
     ),
     _t(
         "running-sum-stall",
-        "formats",
+        "spacing",
         "summation-order",
         3,
         "Where a running 16-bit sum stops",
@@ -142,7 +142,7 @@ _ENTRIES = [
     ),
     _t(
         "fp16-sum",
-        "formats",
+        "spacing",
         "accumulation-precision",
         2,
         "torch.sum of an fp16 tensor",

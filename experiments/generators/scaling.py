@@ -16,6 +16,8 @@ import torch
 
 from experiments.generators._torch import FORMATS, cast, step
 from experiments.generators.fmt import (
+    ASK,
+    code,
     decimal_string,
     exact,
     fmt_decimal,
@@ -23,9 +25,10 @@ from experiments.generators.fmt import (
     printed,
     sig,
 )
-from experiments.generators.formats import ASK, F16, code
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
+
+F16 = FORMATS["float16"]
 
 # --------------------------------------------------------------------------- loss scale
 

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 import discord
 
@@ -32,8 +33,12 @@ class _ErrorCollector(logging.Handler):
         self.sink.append(text)
 
 
-async def _no_identify_delay(shard_id: int | None, *, initial: bool = False) -> None:
-    return None
+def _identify_when_allowed(fake: FakeDiscord) -> Any:
+    async def hook(shard_id: int | None, *, initial: bool = False) -> None:
+        # Only as long as the stand-in's IDENTIFY window requires, not discord.py's 5 s.
+        await asyncio.sleep(fake.gateway.identify_wait_s(shard_id or 0))
+
+    return hook
 
 
 @contextlib.asynccontextmanager
@@ -53,8 +58,8 @@ async def run_client(
     client._connection.guild_ready_timeout = guild_ready_timeout
     if type(client).before_identify_hook is discord.Client.before_identify_hook:
         # The default hook sleeps 5 s before every re-IDENTIFY (Discord's identify limit);
-        # the stand-in has no such limit, so reconnect tests need not pay it.
-        client.before_identify_hook = _no_identify_delay  # type: ignore[method-assign]
+        # waiting as long as the stand-in's window still runs is enough.
+        client.before_identify_hook = _identify_when_allowed(fake)  # type: ignore[method-assign]
     collector = _ErrorCollector(fake.bot_errors)
     discord_logger = logging.getLogger("discord")
     discord_logger.addHandler(collector)

@@ -9,12 +9,15 @@ and bounded by a timeout, so a broken bot fails a test instead of hanging it.
 
 from __future__ import annotations
 
+import asyncio
+import random
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .modals import submission
 from .models import (
     Emoji,
     FakeAttachment,
@@ -60,6 +63,8 @@ class PendingInteraction:
     modal: dict[str, Any] | None = None
     choices: list[dict[str, Any]] | None = None
     expired: bool = False  # answered after the 3 s deadline
+    # Set at the bot's first callback (or its refusal as late): `press` callers await it.
+    answered: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     def metadata(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -391,8 +396,11 @@ class Driver:
         *,
         values: list[str] | None = None,
         timeout: float = 5.0,
+        force: bool = False,
     ) -> InteractionResult:
-        """``user`` clicks button (or picks ``values`` in the select) ``custom_id``."""
+        """``user`` clicks button (or picks ``values`` in the select) ``custom_id``.
+
+        ``force``: press it even if disabled (a client that has not seen the edit yet)."""
         component = next(
             (c for c in iter_components(message.components) if c.get("custom_id") == custom_id),
             None,
@@ -401,7 +409,7 @@ class Driver:
             raise LookupError(
                 f"message {message.id} has no component {custom_id!r}; has {message.custom_ids()}"
             )
-        if component.get("disabled"):
+        if component.get("disabled") and not force:
             raise AssertionError(f"component {custom_id!r} is disabled: users cannot click it")
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": component["type"]}
         if component["type"] != 2:
@@ -419,25 +427,13 @@ class Driver:
         user: FakeUser | None = None,
         timeout: float = 5.0,
     ) -> InteractionResult:
-        """Submit the modal the bot opened in ``shown`` with text input ``values``."""
+        """Submit the modal the bot opened in ``shown``: ``values`` maps an input's custom_id
+        to its text (or a select's list of values); as a member's client, refused when a
+        required input is empty or a text is outside its lengths (`modals.submission`)."""
         modal = shown.modal
         if modal is None:
             raise AssertionError("the bot did not answer with a modal (callback type 9)")
-
-        def answer(comp: dict[str, Any]) -> dict[str, Any]:
-            if comp["type"] == 1:  # action row of text inputs
-                return {"type": 1, "components": [answer(c) for c in comp["components"]]}
-            if comp["type"] == 18:  # label wrapping one input
-                return {"type": 18, "component": answer(comp["component"])}
-            cid = comp.get("custom_id", "")
-            if comp["type"] == 4:
-                return {"type": 4, "custom_id": cid, "value": values.get(cid, "")}
-            return {"type": comp["type"], "custom_id": cid, "values": values.get(cid, [])}
-
-        data = {
-            "custom_id": modal["custom_id"],
-            "components": [answer(c) for c in modal.get("components", [])],
-        }
+        data = submission(modal, values)
         inter = shown.interaction
         channel = self.channels[inter.channel_id]
         return await self._interact(
@@ -552,6 +548,75 @@ class Driver:
         name: str,
         source: FakeMessage | None = None,
     ) -> InteractionResult:
+        inter = await self._dispatch_interaction(
+            kind, user, channel, data, locale=locale, name=name, source=source
+        )
+        await self.wait_until(
+            lambda: inter.callback_type is not None or inter.expired,
+            timeout,
+            f"the bot's response to {name}",
+        )
+        if inter.expired:
+            raise AssertionError(f"{name}: the bot answered after Discord's 3 s deadline")
+        return InteractionResult(self, inter)
+
+    async def press(
+        self: FakeDiscord, message: FakeMessage, custom_id: str, user: FakeUser
+    ) -> PendingInteraction:
+        """``user`` clicks button ``custom_id`` without waiting for the bot: for many
+        members at once, await ``interaction.answered`` (set at the bot's first
+        callback) instead of a wait per click re-checked on every state change."""
+        component = next(
+            (c for c in iter_components(message.components) if c.get("custom_id") == custom_id),
+            None,
+        )
+        if component is None:
+            raise LookupError(f"message {message.id} has no component {custom_id!r}")
+        data = {"custom_id": custom_id, "component_type": component["type"]}
+        channel = self.channels[message.channel_id]
+        return await self._dispatch_interaction(
+            3, user, channel, data, name=custom_id, source=message
+        )
+
+    async def press_all(
+        self: FakeDiscord,
+        presses: list[tuple[FakeMessage, str, FakeUser]],
+        spread_s: float,
+        *,
+        seed: int = 0,
+        timeout: float = 60.0,
+    ) -> list[PendingInteraction]:
+        """Many members press at once: each (message, custom id, user) at a random moment
+        within `spread_s` seconds (uniform, seeded), none waiting for another's answer.
+        Returns the interactions, in the order given, once the bot answered every one."""
+        rng = random.Random(seed)
+        moments = sorted((rng.uniform(0, spread_s), i) for i in range(len(presses)))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        sent: dict[int, PendingInteraction] = {}
+        for moment, index in moments:
+            delay = start + moment - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            message, custom_id, user = presses[index]
+            sent[index] = await self.press(message, custom_id, user)
+        ordered = [sent[i] for i in range(len(presses))]
+        await asyncio.wait_for(
+            asyncio.gather(*(inter.answered.wait() for inter in ordered)), timeout
+        )
+        return ordered
+
+    async def _dispatch_interaction(
+        self: FakeDiscord,
+        kind: int,
+        user: FakeUser,
+        channel: FakeChannel,
+        data: dict[str, Any],
+        *,
+        locale: str | None = None,
+        name: str,
+        source: FakeMessage | None = None,
+    ) -> PendingInteraction:
         guild = self.guilds.get(channel.guild_id) if channel.guild_id else None
         inter_id = self.snowflakes.next()
         payload: dict[str, Any] = {
@@ -568,17 +633,17 @@ class Driver:
             "data": data,
         }
         if guild is not None:
-            bot_perms = guild.permissions_of(self.bot_user.id)
+            bot_perms = guild.permissions_in(channel, self.bot_user.id)
             payload.update(
                 guild_id=str(guild.id),
                 guild={"id": str(guild.id), "locale": guild.locale, "features": []},
                 guild_locale=guild.locale,
-                member=self._member_payload(guild, user),
+                member=self._member_payload_in(guild, channel, user),
                 app_permissions=str(bot_perms),
                 authorizing_integration_owners={"0": str(guild.id)},
                 context=0,
             )
-            payload["channel"]["permissions"] = str(guild.permissions_of(user.id))
+            payload["channel"]["permissions"] = str(guild.permissions_in(channel, user.id))
         else:
             payload.update(
                 user=user.payload(),
@@ -604,11 +669,4 @@ class Driver:
         if not self.gateway.connected:
             raise AssertionError(f"{name}: no bot is connected to the gateway")
         await self.gateway.dispatch("INTERACTION_CREATE", payload)
-        await self.wait_until(
-            lambda: inter.callback_type is not None or inter.expired,
-            timeout,
-            f"the bot's response to {name}",
-        )
-        if inter.expired:
-            raise AssertionError(f"{name}: the bot answered after Discord's 3 s deadline")
-        return InteractionResult(self, inter)
+        return inter

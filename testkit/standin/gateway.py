@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -128,6 +129,11 @@ class Gateway:
         self.resumes = 0
         # What the next RESUME attempt gets: None (normal) or an INVALID_SESSION.
         self.invalidate_next_resume = False
+        # Discord's IDENTIFY limit: per bucket (shard id % max_concurrency) one IDENTIFY
+        # per `fake.identify_window_s`; a second one is refused with an invalid session.
+        self.identified_at: dict[int, float] = {}
+        self.identify_refusals = 0
+        self.identify_log: list[tuple[float, int, bool]] = []  # (monotonic, shard, accepted)
 
     @property
     def connected(self) -> list[Session]:
@@ -216,11 +222,17 @@ class Gateway:
         if data.get("token") != fake.token:
             await wire.ws.close(code=4004, message=b"Authentication failed.")
             return None
+        shard = list(data.get("shard") or [0, 1])
+        if not self._identify_allowed(shard[0]):
+            self.identify_refusals += 1
+            fake._notify()
+            await wire.send(orjson.dumps({"op": INVALID_SESSION, "d": False}))
+            return None
         self.identifies += 1
         session = Session(
             id=secrets.token_hex(16),
             intents=int(data.get("intents", 0)),
-            shard=list(data.get("shard") or [0, 1]),
+            shard=shard,
         )
         session.ws, session.wire = wire.ws, wire
         self.sessions[session.id] = session
@@ -254,6 +266,22 @@ class Gateway:
             await session.send("GUILD_CREATE", guild.payload(members=members))
         fake._notify()
         return session
+
+    def identify_wait_s(self, shard_id: int) -> float:
+        """Seconds until the shard's bucket takes another IDENTIFY (0: now)."""
+        window = self.fake.identify_window_s
+        last = self.identified_at.get(shard_id % max(1, self.fake.max_concurrency))
+        if window <= 0 or last is None:
+            return 0.0
+        return max(0.0, last + window - time.monotonic())
+
+    def _identify_allowed(self, shard_id: int) -> bool:
+        if self.identify_wait_s(shard_id) > 0:
+            self.identify_log.append((time.monotonic(), shard_id, False))
+            return False
+        self.identify_log.append((time.monotonic(), shard_id, True))
+        self.identified_at[shard_id % max(1, self.fake.max_concurrency)] = time.monotonic()
+        return True
 
     async def _resume(self, wire: Wire, data: dict[str, Any]) -> Session | None:
         session = self.sessions.get(data.get("session_id", ""))

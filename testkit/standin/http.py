@@ -26,7 +26,10 @@ _ERROR_MESSAGES = {
     40060: "Interaction has already been acknowledged.",
     50001: "Missing Access",
     50013: "Missing Permissions",
+    50007: "Cannot send messages to this user",
+    50024: "Cannot execute action on this channel type",
     50035: "Invalid Form Body",
+    160004: "A thread has already been created for this message",
 }
 # Interaction callbacks arriving later than this are rejected, as Discord does.
 INTERACTION_ACK_DEADLINE_S = 3.0

@@ -27,7 +27,16 @@ ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
 USE_EXTERNAL_EMOJIS = 1 << 18
 USE_APPLICATION_COMMANDS = 1 << 31
+MANAGE_THREADS = 1 << 34
+CREATE_PUBLIC_THREADS = 1 << 35
+CREATE_PRIVATE_THREADS = 1 << 36
+SEND_MESSAGES_IN_THREADS = 1 << 38
 ALL_PERMISSIONS = (1 << 51) - 1
+
+# Channel types (https://discord.com/developers/docs/resources/channel#channel-object-channel-types).
+GUILD_TEXT, DM, GUILD_ANNOUNCEMENT = 0, 1, 5
+ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD = 10, 11, 12
+THREAD_TYPES = (ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD)
 
 EVERYONE_PERMISSIONS = (
     VIEW_CHANNEL
@@ -38,6 +47,9 @@ EVERYONE_PERMISSIONS = (
     | ADD_REACTIONS
     | USE_EXTERNAL_EMOJIS
     | USE_APPLICATION_COMMANDS
+    | CREATE_PUBLIC_THREADS
+    | CREATE_PRIVATE_THREADS
+    | SEND_MESSAGES_IN_THREADS
 )
 BOT_PERMISSIONS = EVERYONE_PERMISSIONS | MANAGE_MESSAGES
 ADMIN_PERMISSIONS = MANAGE_GUILD | MANAGE_MESSAGES
@@ -149,13 +161,28 @@ class FakeMember:
 
 @dataclass
 class FakeChannel:
+    """A guild text channel, a DM, or a thread (types 10-12: `parent_id` is its channel;
+    its messages use the same message routes)."""
+
     id: int
     name: str
     guild_id: int | None
-    type: int = 0  # 0 guild text, 1 DM
+    type: int = GUILD_TEXT
     position: int = 0
     recipient: FakeUser | None = None  # DM channels only
     last_message_id: int | None = None
+    # Permission overwrites: target id (a role, the guild id for @everyone, or a member)
+    # -> (allow, deny, type: 0 role, 1 member). A thread follows its parent's.
+    overwrites: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    parent_id: int | None = None  # threads
+    owner_id: int | None = None  # threads: who created it
+    auto_archive_duration: int = 1440
+    created_at: str = field(default_factory=iso_now)
+    message_count: int = 0
+
+    @property
+    def is_thread(self) -> bool:
+        return self.type in THREAD_TYPES
 
     def payload(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -163,19 +190,40 @@ class FakeChannel:
             "type": self.type,
             "last_message_id": str(self.last_message_id) if self.last_message_id else None,
         }
-        if self.type == 1:
+        if self.type == DM:
             data["recipients"] = [self.recipient.payload()] if self.recipient else []
             return data
         data.update(
             guild_id=str(self.guild_id),
             name=self.name,
+            rate_limit_per_user=0,
+            flags=0,
+        )
+        if self.is_thread:
+            data.update(
+                parent_id=str(self.parent_id),
+                owner_id=str(self.owner_id),
+                message_count=self.message_count,
+                total_message_sent=self.message_count,
+                member_count=1,
+                thread_metadata={
+                    "archived": False,
+                    "auto_archive_duration": self.auto_archive_duration,
+                    "archive_timestamp": self.created_at,
+                    "locked": False,
+                    "create_timestamp": self.created_at,
+                },
+            )
+            return data
+        data.update(
             position=self.position,
             parent_id=None,
             topic=None,
             nsfw=False,
-            rate_limit_per_user=0,
-            permission_overwrites=[],
-            flags=0,
+            permission_overwrites=[
+                {"id": str(target), "type": kind, "allow": str(allow), "deny": str(deny)}
+                for target, (allow, deny, kind) in self.overwrites.items()
+            ],
         )
         return data
 
@@ -187,6 +235,7 @@ class FakeGuild:
     owner_id: int
     locale: str = "en-US"
     channels: dict[int, FakeChannel] = field(default_factory=dict)
+    threads: dict[int, FakeChannel] = field(default_factory=dict)  # active threads
     roles: dict[int, FakeRole] = field(default_factory=dict)
     members: dict[int, FakeMember] = field(default_factory=dict)
     joined_at: str = field(default_factory=iso_now)
@@ -207,6 +256,28 @@ class FakeGuild:
         for role_id in member.role_ids if member else []:
             perms |= self.roles[role_id].permissions
         return ALL_PERMISSIONS if perms & ADMINISTRATOR else perms
+
+    def permissions_in(self, channel: FakeChannel, user_id: int) -> int:
+        """A member's permissions in a channel: the guild's, then the channel's overwrites
+        (@everyone, the member's roles, the member), as Discord computes them. A thread
+        has its parent's."""
+        base = self.permissions_of(user_id)
+        if base & ADMINISTRATOR or base == ALL_PERMISSIONS:
+            return ALL_PERMISSIONS
+        if channel.is_thread and channel.parent_id in self.channels:
+            channel = self.channels[channel.parent_id]
+        overwrites = channel.overwrites
+        allow, deny, _ = overwrites.get(self.id, (0, 0, 0))
+        base = (base & ~deny) | allow
+        member = self.members.get(user_id)
+        role_allow = role_deny = 0
+        for role_id in member.role_ids if member else []:
+            a, d, _ = overwrites.get(role_id, (0, 0, 0))
+            role_allow |= a
+            role_deny |= d
+        base = (base & ~role_deny) | role_allow
+        allow, deny, _ = overwrites.get(user_id, (0, 0, 0))
+        return (base & ~deny) | allow
 
     def payload(self, *, members: list[FakeMember] | None = None) -> dict[str, Any]:
         """Full guild object as GUILD_CREATE carries it (``members`` defaults to all)."""
@@ -249,7 +320,7 @@ class FakeGuild:
             "voice_states": [],
             "members": [m.payload() for m in member_list],
             "channels": [c.payload() for c in self.channels.values()],
-            "threads": [],
+            "threads": [c.payload() for c in self.threads.values()],
             "presences": [],
             "stage_instances": [],
             "guild_scheduled_events": [],
@@ -326,6 +397,7 @@ class FakeMessage:
     nonce: str | None = None
     deleted: bool = False
     edits: int = 0
+    edit_times: list[float] = field(default_factory=list)  # time.monotonic() of each edit
     # emoji key -> (emoji, user ids in reaction order)
     reactions: dict[str, tuple[Emoji, list[int]]] = field(default_factory=dict)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -14,6 +15,11 @@ from .http import (
     _json,
 )
 from .models import (
+    DISCORD_EPOCH_MS,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+    FakeChannel,
     FakeMessage,
     FakeUser,
 )
@@ -25,6 +31,10 @@ class ChannelsRoutes:
     # Provided by FakeDiscord.
     bot_user: FakeUser
     gateway: Gateway
+    # How long Discord recognises a nonce (a few minutes); tests shorten it to act as if
+    # the window had passed.
+    nonce_window_s: float
+    after_message_stored: Callable[[FakeMessage], Awaitable[None]] | None
 
     async def _get_channel(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
         return _json(self._channel_or_404(channel_id).payload())
@@ -64,8 +74,21 @@ class ChannelsRoutes:
         window.append(now)
         return None
 
+    def _may_send(self, channel: FakeChannel) -> bool:
+        """View Channel and Send Messages (in a thread: Send Messages in Threads)."""
+        if channel.guild_id is None:
+            return True
+        perms = self.guilds[channel.guild_id].permissions_in(channel, self.bot_user.id)
+        needed = VIEW_CHANNEL | (SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES)
+        return perms & needed == needed
+
     async def _post_message(self, call: Call, body: _Body, channel_id: str) -> web.StreamResponse:
         channel = self._channel_or_404(channel_id)
+        refused = self._refused_dm(channel)
+        if refused is not None:
+            return refused
+        if not self._may_send(channel):
+            return _error(403, 50013)
         retry_after = self._check_channel_rate(channel.id)
         if retry_after is not None:
             self.rate_limited.append(call)
@@ -92,14 +115,20 @@ class ChannelsRoutes:
         if nonce is not None and payload.get("enforce_nonce"):
             # Discord returns the message already created with this nonce (by this
             # author, in the last few minutes) instead of creating a second one.
+            oldest = (int((time.time() - self.nonce_window_s) * 1000) - DISCORD_EPOCH_MS) << 22
             for earlier_id in reversed(self.channel_log[channel.id]):
+                if earlier_id < oldest:
+                    break  # older than the window: Discord has forgotten the nonce
                 earlier = self.message_store[earlier_id]
                 if earlier.nonce == str(nonce) and earlier.author is self.bot_user:
                     return _json(earlier.payload(self.bot_user.id))
         message = self.store_message(
             channel, self.bot_user, payload, body.files, nonce=None if nonce is None else str(nonce)
         )
+        channel.message_count += 1
         await self.announce_message(message)
+        if self.after_message_stored is not None:
+            await self.after_message_stored(message)
         return _json(message.payload(self.bot_user.id))
 
     async def _get_message(

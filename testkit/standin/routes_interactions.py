@@ -17,6 +17,7 @@ from .http import (
     _HttpError,
     _json,
 )
+from .modals import modal_problems
 from .models import (
     EPHEMERAL,
     LOADING,
@@ -49,6 +50,7 @@ class InteractionsRoutes:
         elapsed = time.monotonic() - inter.dispatched_at
         if self.enforce_ack_deadline and elapsed > INTERACTION_ACK_DEADLINE_S:
             inter.expired = True
+            inter.answered.set()
             self._notify()
             return _error(404, 10062)
         payload = body.json or {}
@@ -82,6 +84,12 @@ class InteractionsRoutes:
         elif kind == 8:
             inter.choices = list(data.get("choices") or [])
         elif kind == 9:
+            if inter.type in (4, 5):  # autocomplete, or a modal's own submission
+                return _error(400, 50035, "Interaction cannot respond with a modal")
+            problems = modal_problems(data)
+            if problems:
+                self.invalid_modals.append(problems)
+                return _error(400, 50035, "Invalid Form Body: " + "; ".join(problems))
             inter.modal = data
         else:
             return _error(400, 50035, f"Unsupported callback type {kind}")
@@ -89,6 +97,7 @@ class InteractionsRoutes:
         inter.callback_data = data
         inter.callback_files = [(f.filename, f.data) for f in body.files.values()]
         inter.callback_at = time.monotonic()
+        inter.answered.set()
         self._notify()
         response: dict[str, Any] = {
             "interaction": {

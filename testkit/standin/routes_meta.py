@@ -11,10 +11,7 @@ from .http import (
     _error,
     _json,
 )
-from .models import (
-    FakeChannel,
-    FakeUser,
-)
+from .models import FakeUser
 
 
 class MetaRoutes:
@@ -23,9 +20,15 @@ class MetaRoutes:
     # Provided by FakeDiscord.
     bot_user: FakeUser
     gateway: Gateway
+    max_concurrency: int
 
     async def _get_gateway_bot(self, call: Call, body: _Body) -> web.StreamResponse:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        limit = {
+            "total": 1000,
+            "remaining": 999,
+            "reset_after": 0,
+            "max_concurrency": self.max_concurrency,
+        }
         return _json(
             {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": limit}
         )
@@ -55,18 +58,3 @@ class MetaRoutes:
                 "bot": self.bot_user.payload(),
             }
         )
-
-    async def _create_dm(self, call: Call, body: _Body) -> web.StreamResponse:
-        recipient = self.users.get(int(body.json["recipient_id"]))
-        if recipient is None:
-            return _error(404, 10013)
-        return _json(self.dm_channel(recipient).payload())
-
-    def dm_channel(self, user: FakeUser) -> FakeChannel:
-        """The (one) DM channel between the bot and ``user``."""
-        for channel in self.channels.values():
-            if channel.type == 1 and channel.recipient is user:
-                return channel
-        channel = FakeChannel(self.snowflakes.next(), "", None, type=1, recipient=user)
-        self.channels[channel.id] = channel
-        return channel

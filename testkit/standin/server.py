@@ -20,7 +20,7 @@ import collections
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -56,12 +56,22 @@ from .models import (
     Snowflakes,
     iso_now,
 )
+from .ratelimits import RouteLimit, RouteLimits, limited_body
 from .routes_channels import ChannelsRoutes
 from .routes_commands import CommandsRoutes
+from .routes_dms import DmsRoutes
 from .routes_guilds import GuildsRoutes
 from .routes_interactions import InteractionsRoutes
 from .routes_meta import MetaRoutes
 from .routes_reactions import ReactionsRoutes
+from .routes_threads import ThreadsRoutes
+
+# Shaped like a bot token (three base64 parts), as `quiztutor run` checks before connecting.
+# Discord: one IDENTIFY per bucket per 5 s.
+IDENTIFY_WINDOW_S = 5.0
+# Discord keeps a message nonce "for a few minutes".
+NONCE_WINDOW_S = 300.0
+TOKEN = "MTAwMDAwMDAwMDAwMDAwMDAx.GstNdn.c3RhbmQtaW4tdG9rZW4tZm9yLXRlc3Rz"
 
 
 class FakeDiscord(
@@ -69,9 +79,11 @@ class FakeDiscord(
     MetaRoutes,
     CommandsRoutes,
     ChannelsRoutes,
+    ThreadsRoutes,
     ReactionsRoutes,
     InteractionsRoutes,
     GuildsRoutes,
+    DmsRoutes,
 ):
     """Discord stand-in: state store, HTTP routes, gateway, failure injection.
 
@@ -82,7 +94,7 @@ class FakeDiscord(
     """
 
     def __init__(
-        self, *, token: str = "fake-token", heartbeat_interval_ms: int = 5000, shard_count: int = 1
+        self, *, token: str = TOKEN, heartbeat_interval_ms: int = 5000, shard_count: int = 1
     ) -> None:
         self.token = token
         # What GET /gateway/bot recommends; events are routed by each session's own
@@ -104,12 +116,25 @@ class FakeDiscord(
         self.injections: list[Injection] = []
         self.rate_limited: list[Call] = []
         self.bot_errors: list[str] = []  # discord.py error logs, filled by run_client
+        self.dm_refusers: set[int] = set()  # users who refuse DMs (routes_dms)
+        self.invalid_modals: list[list[str]] = []  # modals refused for breaking a limit
         # Optional per-channel message limit (count, per seconds) -> 429, for benchmarks.
         self.channel_rate_limit: tuple[int, float] | None = None
+        # Opt-in per-route limits answered with Discord's 429 and headers (`limit_route`).
+        self.route_limits = RouteLimits()
         self._channel_posts: dict[int, collections.deque[float]] = collections.defaultdict(
             collections.deque
         )
         self.enforce_ack_deadline = True
+        # GET /gateway/bot's session_start_limit.max_concurrency, and the IDENTIFY window
+        # the gateway enforces per bucket (0 turns the check off).
+        self.max_concurrency = 1
+        self.identify_window_s = IDENTIFY_WINDOW_S
+        # Discord's nonce de-duplication window (a few minutes), under the test's control.
+        self.nonce_window_s = NONCE_WINDOW_S
+        # Awaited after a bot's message is stored and before Discord answers: a test can
+        # kill the bot there (Discord has the message, the bot never learns its id).
+        self.after_message_stored: Callable[[FakeMessage], Awaitable[None]] | None = None
         self.gateway = Gateway(self, heartbeat_interval_ms)
         self._ws_clients: set[web.WebSocketResponse] = set()
         self._waiters: set[asyncio.Future[None]] = set()
@@ -270,6 +295,10 @@ class FakeDiscord(
     def admin_role(self, guild: FakeGuild) -> FakeRole:
         return next(r for r in guild.roles.values() if r.name == "Quiz Admin")
 
+    def bot_role(self, guild: FakeGuild) -> FakeRole:
+        """The bot's managed role (deny it a permission in a channel with an overwrite)."""
+        return next(r for r in guild.roles.values() if r.managed)
+
     def add_channel(self, guild: FakeGuild, name: str) -> FakeChannel:
         channel = FakeChannel(self.snowflakes.next(), name, guild.id, position=len(guild.channels))
         guild.channels[channel.id] = channel
@@ -342,6 +371,15 @@ class FakeDiscord(
         self.injections.append(injection)
         return injection
 
+    def limit_route(self, method: str, path_regex: str, limit: int, per: float) -> RouteLimit:
+        """Rate-limit a route per its major parameter (the group `major` in `path_regex`),
+        as Discord does: headers on every answer, 429 over the limit (`ratelimits`)."""
+        return self.route_limits.add(method, path_regex, limit, per)
+
+    def limit_message_edits(self, limit: int = 5, per: float = 5.0) -> RouteLimit:
+        """Message edits: `limit` per `per` seconds in each channel."""
+        return self.limit_route("PATCH", r"/channels/(?P<major>\d+)/messages/\d+", limit, per)
+
     def clear_failures(self) -> None:
         self.injections.clear()
 
@@ -371,6 +409,9 @@ class FakeDiscord(
             ("POST", r"/channels/(?P<channel_id>\d+)/typing", self._typing),
             ("GET", r"/channels/(?P<channel_id>\d+)/messages", self._get_history),
             ("POST", r"/channels/(?P<channel_id>\d+)/messages", self._post_message),
+            ("DELETE", r"/channels/(?P<channel_id>\d+)", self._delete_channel),
+            ("POST", r"/channels/(?P<channel_id>\d+)/threads", self._start_thread),
+            ("POST", rf"{msg}/threads", self._start_thread_from_message),
             ("GET", msg, self._get_message),
             ("PATCH", msg, self._patch_message),
             ("DELETE", msg, self._delete_message),
@@ -460,10 +501,17 @@ class FakeDiscord(
             needs_auth = not rel.startswith(("/interactions/", "/webhooks/"))
             if needs_auth and request.headers.get("Authorization") != f"Bot {self.token}":
                 return _json({"message": "401: Unauthorized", "code": 0}, 401)
+            verdict = self.route_limits.check(call.method, rel)
+            if verdict is not None and verdict.retry_after is not None:
+                self.rate_limited.append(call)
+                return _json(limited_body(verdict.retry_after), 429, verdict.headers)
             try:
-                return await handler(call, body, **found.groupdict())
+                response = await handler(call, body, **found.groupdict())
             except _HttpError as exc:
-                return _error(exc.status, exc.code)
+                response = _error(exc.status, exc.code)
+            if verdict is not None:
+                response.headers.update(verdict.headers)
+            return response
         self.unknown_routes.append(call)
         return _error(404, 0)
 
@@ -500,6 +548,13 @@ class FakeDiscord(
     def _member_payload(self, guild: FakeGuild, user: FakeUser) -> dict[str, Any]:
         member = guild.members.get(user.id) or FakeMember(user)
         return {**member.payload(), "permissions": str(guild.permissions_of(user.id))}
+
+    def _member_payload_in(
+        self, guild: FakeGuild, channel: FakeChannel, user: FakeUser
+    ) -> dict[str, Any]:
+        """The member as an interaction carries it: permissions in that channel."""
+        member = guild.members.get(user.id) or FakeMember(user)
+        return {**member.payload(), "permissions": str(guild.permissions_in(channel, user.id))}
 
     # ------------------------------------------------------------------ message store
 
@@ -576,6 +631,7 @@ class FakeDiscord(
             message.poll = payload["poll"]
         message.edited_timestamp = iso_now()
         message.edits += 1
+        message.edit_times.append(time.monotonic())
         self._notify()
         return message
 

@@ -25,11 +25,18 @@ StartBot = Callable[..., contextlib.AbstractAsyncContextManager[QuizTutorBot]]
 
 @pytest.fixture
 def start_bot(
-    discord_fake: FakeDiscord, run_bot: Callable[..., Any], tmp_path: Path, db_url: str
+    discord_fake: FakeDiscord,
+    run_bot: Callable[..., Any],
+    tmp_path: Path,
+    db_url: str,
 ) -> StartBot:
+
     @contextlib.asynccontextmanager
     async def start(*, sync: bool = True, **overrides: Any) -> AsyncIterator[QuizTutorBot]:
         overrides.setdefault("database_url", db_url)
+        # These tests restart the bot within seconds: no IDENTIFY spacing, neither
+        # Discord's (`run_bot`) nor the bot's (tests/test_identify.py covers both).
+        overrides.setdefault("identify_spacing_s", 0)
         bot = QuizTutorBot(make_settings(tmp_path, **overrides))
         async with run_bot(bot) as running:
             if sync:

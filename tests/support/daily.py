@@ -12,8 +12,9 @@ from sqlmodel import select
 
 from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import DailyJobs
-from bot.storage import DailyAnswer, DailyPost
+from bot.services.daily import DailyJobs, DailyService
+from bot.storage import DailyAnswer, DailyPost, Database
+from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from testkit.standin import FakeMessage
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
@@ -97,3 +98,17 @@ async def post_todays_question(
     choices = choices_of(bot, post)
     await bot_reactions_done(fake, message, choices[0])
     return jobs, message, post, choices
+
+
+async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:
+    """What `/daily setup` stores, written before the bot starts: a post time 2 min ago
+    in a zone where it is about noon, so the bot's start-up catch-up posts today's."""
+    zone, time = passed_today()
+    db = await Database.open(db_url)
+    try:
+        daily_service = DailyService(db, load_bank([SHIPPED_DIR]))
+        await daily_service.configs.configure(
+            fake.guild.id, fake.channel2.id, time, zone, locale="en"
+        )
+    finally:
+        await db.close()

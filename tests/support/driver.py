@@ -40,6 +40,9 @@ class FakePublisher:
         self.broken: set[int] = set()  # channel ids whose posts fail with a server error
         self.failing_reveals = 0  # the next N reveals fail with a server error
         self.reactions: dict[int, list[tuple[int, int]]] = {}  # message id -> (user, choice)
+        # The channel as Discord holds it: (post message id, reply id, sent at) per reveal.
+        self.replies: list[tuple[int, int, datetime]] = []
+        self.clock: Any = None  # when set, reveals are stamped with it (for `find_reveal`)
         self._next_id = 5000
 
     @property
@@ -70,7 +73,17 @@ class FakePublisher:
             raise RuntimeError("503 Service Unavailable")
         self.events.append(("reveal", summary))
         self._next_id += 1
+        assert post.message_id is not None
+        sent_at = self.clock() if self.clock is not None else datetime.now(UTC)
+        self.replies.append((post.message_id, self._next_id, sent_at))
         return self._next_id
+
+    async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
+        self.events.append(("find_reveal", post.message_id))
+        for replied_to, reply_id, sent_at in self.replies:
+            if replied_to == post.message_id and sent_at >= since:
+                return reply_id
+        return None
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
         assert post.message_id is not None
@@ -83,8 +96,10 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def publisher() -> FakePublisher:
-    return FakePublisher()
+def publisher(clock: Clock) -> FakePublisher:
+    fake = FakePublisher()
+    fake.clock = clock
+    return fake
 
 
 @pytest.fixture

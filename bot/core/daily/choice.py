@@ -9,7 +9,8 @@ The rule (`choose`):
    the last `ACTIVE_DAYS` days. For each remaining question their recall is the mean
    fsrs retrievability of their cards of it now, or, where none of them has a card, their
    accuracy on it in this server's daily answers.
-3. Order: questions recalled below FSRS's target retention (`TARGET_RECALL`, 0.9) first,
+3. Order: questions recalled below the server's target retention (`/daily setup
+   retention:`, default `TARGET_RECALL` 0.9; recall by the server's memory model) first,
    weakest first; then unseen questions (no card and no answer of an active member);
    then the well-recalled ones, weakest first. Ties (same tier and recall) are broken by
    the seeded rotation (`bot.core.schedule.choose_question`), deterministic per (server, day).
@@ -21,8 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import date, timedelta
-from typing import Any
+from datetime import date, datetime, timedelta
+from typing import Any, cast
+
+from fsrs import Card, Scheduler
+from fsrs.card import CardDict
 
 from bot.core.errors import UserError
 from bot.core.review import SCHEDULER
@@ -93,11 +97,11 @@ def window_days(repeat_after: int, pool_size: int) -> int:
     return max(0, min(repeat_after, pool_size - 1))
 
 
-def _rank(signal: Signal | None) -> tuple[int, float]:
+def _rank(signal: Signal | None, target: float = TARGET_RECALL) -> tuple[int, float]:
     if signal is None:
         return (1, 0.0)
     recall = round(signal.recall, 6)  # equal cards give equal recall, whatever the float noise
-    return (0 if recall < TARGET_RECALL else 2, recall)
+    return (0 if recall < target else 2, recall)
 
 
 def choose(
@@ -108,16 +112,18 @@ def choose(
     signals: Mapping[str, Signal],
     repeat_after: int,
     members: int,
+    target: float = TARGET_RECALL,
 ) -> Choice:
-    """The day's question. `history`: the server's earlier posts (day, question), oldest first."""
+    """The day's question. `history`: the server's earlier posts (day, question), oldest
+    first; `target`: the server's target retention."""
     pool = sorted(set(questions))
     if not pool:
         raise UserError("daily.no_questions")
     window = window_days(repeat_after, len(pool))
     recent = recent_questions(history, day, window)
     candidates = [q for q in pool if q not in recent]
-    best = min(_rank(signals.get(q)) for q in candidates)
-    tied = [q for q in candidates if _rank(signals.get(q)) == best]
+    best = min(_rank(signals.get(q), target) for q in candidates)
+    tied = [q for q in candidates if _rank(signals.get(q), target) == best]
     picked = choose_question(guild_id, day, tied, [q for d, q in history if d < day])
     signal = signals.get(picked)
     rule = ROTATION if members == 0 else (WEAK, NEW, KNOWN)[best[0]]
@@ -137,3 +143,14 @@ def choose(
 def recent_questions(history: Sequence[tuple[date, str]], day: date, window: int) -> set[str]:
     since = day - timedelta(days=window)
     return {q for d, q in history if since <= d < day}
+
+
+def mean_recalls(
+    rows: Sequence[tuple[str, Any]], now: datetime, scheduler: Scheduler = SCHEDULER
+) -> dict[str, Signal]:
+    """The mean fsrs retrievability now of each question's cards (by the server's model)."""
+    recalls: dict[str, list[float]] = {}
+    for question_id, data in rows:
+        card = Card.from_dict(cast(CardDict, data))
+        recalls.setdefault(question_id, []).append(scheduler.get_card_retrievability(card, now))
+    return {q: Signal(sum(r) / len(r), CARDS, len(r)) for q, r in recalls.items()}

@@ -143,3 +143,9 @@ def add_terms(sums: list[float], terms: Sequence[float], sign: float = 1.0) -> N
 
 # The curve of the bot's scheduler (`bot.core.review.SCHEDULER`).
 SUMS = RecallSums.for_scheduler(SCHEDULER)
+
+
+def follows_sums(scheduler: Scheduler) -> bool:
+    """Whether `SUMS` (kept under the default curve) hold for this scheduler's forgetting
+    curve: a server's own memory model may have fitted another decay."""
+    return math.isclose(-float(scheduler.parameters[20]), SUMS.decay, rel_tol=1e-12)

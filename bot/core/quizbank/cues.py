@@ -21,6 +21,11 @@ share the question evenly: right answer and one distractor tied for longest give
 and 2 half a question each (a member who picks "the longest" is right half the time). Four
 choices of equal length give each rank a quarter, so equal lengths are never a cue.
 
+**Generated questions** (a quiz's `generated:` templates) have no fixed text: each member
+sees another instance. They are not counted here; a template is held to the same idea over
+its instances by `quiztutor validate` (`experiments.generators.validate`: the right answer
+may not be the longest, the shortest, or in one position in every instance it runs).
+
 `answer_cues` (a Quiz in, warnings out) and `bank_cues` (Quizzes in) are pure.
 `bot.storage.quiz_files.file_cues` applies them to files for `quiztutor validate`, skipping the ones that do not load (the
 loader reports those): a cue in a shipped quiz (a file in `quizzes/`) and the bank rule over

@@ -31,6 +31,7 @@ def export_bank(bank: QuizBank) -> dict[str, Any]:
                     }
                     for question in quiz.questions
                 ],
+                "generated": [entry.model_dump(exclude_none=True) for entry in quiz.generated],
             }
             for quiz in bank.quizzes.values()
         ]

@@ -7,6 +7,7 @@ validates the plain data and each error's location is mapped back to a line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import yaml
@@ -133,7 +134,14 @@ def parse_quiz(text: str, file: str = "<quiz>") -> Quiz:
         ) from None
     except yaml.YAMLError as exc:
         raise QuizFileError([Problem(file, 1, "", f"not valid YAML: {exc}")]) from None
-    lines = _LineIndex(root)
+    return validate_data(data, file, _LineIndex(root).line)
+
+
+def validate_data(
+    data: object, file: str = "<quiz>", line: Callable[[FieldPath], int] = lambda path: 1
+) -> Quiz:
+    """The one validation of quiz data (a YAML file's, an import's, a suggestion's): the
+    schema, then the rules between fields; every problem with its `line(path)`."""
     if not isinstance(data, dict):
         raise QuizFileError(
             [
@@ -153,7 +161,7 @@ def parse_quiz(text: str, file: str = "<quiz>") -> Quiz:
         found = cross_field_problems(quiz)
     if found:
         problems = sorted(
-            Problem(file, lines.line(path), format_path(path), message) for path, message in found
+            Problem(file, line(path), format_path(path), message) for path, message in found
         )
         raise QuizFileError(problems)
     return quiz

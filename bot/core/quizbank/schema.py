@@ -15,9 +15,13 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from experiments.catalog import CATALOG
+from experiments.generators.registry import TEMPLATES
 
 # The experiments a question may point at (the torch-free catalog; no torch import).
 DEMO_NAMES: tuple[str, ...] = tuple(CATALOG)
+# The question templates a quiz may include (the torch-free registry; no torch import).
+TEMPLATE_NAMES: tuple[str, ...] = tuple(TEMPLATES)
+MAX_GENERATED = 50
 
 LOCALE_PATTERN = r"^[a-z]{2,3}(-[A-Z]{2})?$"
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
@@ -31,12 +35,23 @@ Locale = Annotated[str, StringConstraints(pattern=LOCALE_PATTERN)]
 
 # Limits that keep every text inside Discord's: an embed description holds 4096 characters
 # (prompt + up to 6 choices), a field 1024 (the explanation), a command choice name 100.
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
-TitleText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-PromptText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)]
-ChoiceText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+TEXT_MAX = 300
+TITLE_MAX = 100
+PROMPT_MAX = 1000
+CHOICE_MAX = 200
+EXPLANATION_MAX = 1000
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
+TitleText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TITLE_MAX)
+]
+PromptText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=PROMPT_MAX)
+]
+ChoiceText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=CHOICE_MAX)
+]
 ExplanationText = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1000)
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=EXPLANATION_MAX)
 ]
 Identifier = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 LocalizedText = dict[Locale, Text]
@@ -72,6 +87,14 @@ class Question(_Strict):
     difficulty: Literal[1, 2, 3] | None = Field(
         default=None, description="1 basic, 2 practitioner, 3 expert."
     )
+    untranslated: list[Locale] = Field(
+        default_factory=list,
+        description="Locales whose texts are a copy of another locale's, not yet translated "
+        "(an import or a suggestion in one language); `quiztutor validate` warns about them.",
+    )
+    credit: Text | None = Field(
+        default=None, description="Who wrote or suggested the question, shown with its answer."
+    )
 
     def text(self, field: str, locale: str) -> str:
         return pick_locale(getattr(self, field), locale)
@@ -85,11 +108,36 @@ class Question(_Strict):
         return len(next(iter(self.choices.values())))
 
 
+class Generated(_Strict):
+    """A generated question: a template (experiments/generators) whose every instance has
+    fresh numbers and a right answer computed by torch. It has no text of its own."""
+
+    id: Identifier = Field(
+        description="Stable id, unique across all quizzes (questions and generated), e.g. mp-g1."
+    )
+    template: str = Field(
+        description="The template's name (`quiztutor generate --list`).",
+        json_schema_extra={"enum": list(TEMPLATE_NAMES)},
+    )
+    topic: Identifier | None = Field(
+        default=None, description="Overrides the template's topic, e.g. fp8 or loss-scaling."
+    )
+    difficulty: Literal[1, 2, 3] | None = Field(
+        default=None, description="Overrides the template's difficulty: 1, 2 or 3."
+    )
+
+
 class Quiz(_Strict):
     id: Identifier = Field(description="Stable quiz id; also the topic name users pick.")
     title: dict[Locale, TitleText]
     description: LocalizedText
     questions: list[Question] = Field(min_length=1, max_length=200)
+    generated: list[Generated] = Field(
+        default_factory=list,
+        max_length=MAX_GENERATED,
+        description="Generated questions the quiz mixes in, one per template; without the "
+        "demo worker the quiz asks its written questions only.",
+    )
 
     @property
     def locales(self) -> list[str]:
@@ -170,6 +218,30 @@ def cross_field_problems(quiz: Quiz) -> list[tuple[Path, str]]:
             problems.append(
                 ((*base, "choices"), f"every locale needs the same number of choices ({listed})")
             )
+        for locale, texts in question.choices.items():
+            seen_texts: dict[str, int] = {}
+            for position, text in enumerate(texts):
+                key = " ".join(text.lower().split())
+                if key in seen_texts:
+                    problems.append(
+                        (
+                            (*base, "choices", locale, position),
+                            f"duplicate choice (the same as choice {seen_texts[key]})",
+                        )
+                    )
+                seen_texts.setdefault(key, position)
+        for locale in question.untranslated:
+            if locale not in locales:
+                problems.append(
+                    (
+                        (*base, "untranslated"),
+                        f"locale '{locale}' is not in the quiz title's locales ({', '.join(locales)})",
+                    )
+                )
+        if locales and set(locales) <= set(question.untranslated):
+            problems.append(
+                ((*base, "untranslated"), "at least one locale must be the original text")
+            )
         n_choices = min(counts.values(), default=0)
         if n_choices and not 0 <= question.answer < n_choices:
             problems.append(
@@ -182,4 +254,39 @@ def cross_field_problems(quiz: Quiz) -> list[tuple[Path, str]]:
             problems.append(
                 ((*base, "demo"), f"unknown demo '{question.demo}'; known: {', '.join(DEMO_NAMES)}")
             )
+    problems += _generated_problems(quiz, seen)
+    return problems
+
+
+def _generated_problems(quiz: Quiz, seen: dict[str, int]) -> list[tuple[Path, str]]:
+    """Generated entries: known templates, each once, ids unique beside the questions'."""
+    problems: list[tuple[Path, str]] = []
+    ids: dict[str, int] = {}
+    templates: dict[str, int] = {}
+    for index, entry in enumerate(quiz.generated):
+        base: Path = ("generated", index)
+        if entry.id in seen:
+            problems.append(
+                ((*base, "id"), f"duplicate id '{entry.id}' (also questions[{seen[entry.id]}])")
+            )
+        elif entry.id in ids:
+            problems.append(
+                ((*base, "id"), f"duplicate id '{entry.id}' (also generated[{ids[entry.id]}])")
+            )
+        ids.setdefault(entry.id, index)
+        if entry.template not in TEMPLATE_NAMES:
+            problems.append(
+                (
+                    (*base, "template"),
+                    f"unknown template '{entry.template}'; known: {', '.join(TEMPLATE_NAMES)}",
+                )
+            )
+        elif entry.template in templates:
+            problems.append(
+                (
+                    (*base, "template"),
+                    f"template '{entry.template}' is already in generated[{templates[entry.template]}]",
+                )
+            )
+        templates.setdefault(entry.template, index)
     return problems

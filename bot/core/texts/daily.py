@@ -148,6 +148,38 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The {what} of [{day}]({link}): {attempts} failed tries, next try {next}. Last error: {error}",
         "id": "{what} untuk [{day}]({link}): {attempts} kali gagal, dicoba lagi {next}. Galat terakhir: {error}",
     },
+    "daily.owed_sending": {
+        "en": "The {what} of [{day}]({link}): being sent now.",
+        "id": "{what} untuk [{day}]({link}): sedang dikirim.",
+    },
+    "daily.owed_interrupted": {
+        "en": "The {what} of [{day}]({link}): a try was cut off (the bot stopped while sending), next try {next}.",
+        "id": "{what} untuk [{day}]({link}): pengiriman terputus (bot berhenti saat mengirim), dicoba lagi {next}.",
+    },
+    "daily.owed_unsure": {
+        "en": "Before sending again, the bot looks in the channel for a copy Discord may already have.",
+        "id": "Sebelum mengirim ulang, bot memeriksa kanal apakah Discord sudah menerima salinannya.",
+    },
+    "daily.reveal_retry_sent": {
+        "en": "📨 The reveal of {day} was still owed: sent now ({link}).",
+        "id": "📨 Pengumuman jawaban {day} masih tertunda: sekarang sudah dikirim ({link}).",
+    },
+    "daily.reveal_retry_found": {
+        "en": "📨 The reveal of {day} was already in the channel ({link}); recorded, not sent again.",
+        "id": "📨 Pengumuman jawaban {day} ternyata sudah ada di kanal ({link}); dicatat, tidak dikirim ulang.",
+    },
+    "daily.reveal_retry_failed": {
+        "en": "⚠️ The reveal of {day} is still owed: tried again just now, Discord did not take it ({error}). {attempts} failed tries; next automatic try {next}.",
+        "id": "⚠️ Pengumuman jawaban {day} masih tertunda: baru saja dicoba lagi, Discord belum menerimanya ({error}). {attempts} kali gagal; dicoba otomatis lagi {next}.",
+    },
+    "daily.reveal_retry_busy": {
+        "en": "⏳ The reveal of {day} is being sent right now; `/daily status` shows it until it is out.",
+        "id": "⏳ Pengumuman jawaban {day} sedang dikirim; `/daily status` menampilkannya sampai terkirim.",
+    },
+    "daily.reveal_retry_refused": {
+        "en": "⛔ Discord refused the reveal of {day} for good ({reason}); check the bot's permissions in the channel.",
+        "id": "⛔ Discord menolak pengumuman jawaban {day} untuk seterusnya ({reason}); periksa izin bot di kanal itu.",
+    },
     "daily.owed_reveal": {"en": "reveal", "id": "Pengumuman jawaban"},
     "daily.owed_reactions": {"en": "answer reactions", "id": "Reaksi jawaban"},
     "daily.reveal_owed": {

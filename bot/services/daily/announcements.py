@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 
 from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
@@ -34,7 +35,7 @@ class Announcements:
         self.stop_schedule = stop_schedule  # a guild's schedule, once Discord refused for good
 
     async def _owed_post(self, item: Outbox) -> DailyPost:
-        post = await self.daily.posts.get(item.post_id)
+        post = None if item.post_id is None else await self.daily.posts.get(item.post_id)
         if post is None or post.message_id is None:
             # Deleted with its guild's data: nothing to say.
             raise PublishRefused(StopReason.NOT_FOUND)
@@ -68,3 +69,9 @@ class Announcements:
         locale = config.locale if config is not None else DEFAULT_LOCALE
         summary = RevealSummary.from_json(post.summary)
         return await self.publisher.reveal(post, summary, locale, nonce(item.kind, item.id))
+
+    async def find_reveal(self, item: Outbox, since: datetime) -> int | None:
+        """The reveal an attempt of unknown outcome may have left: the bot's reply to the
+        post, sent after `since` (the outbox asks before sending the reveal again)."""
+        post = await self._owed_post(item)
+        return await self.publisher.find_reveal(post, since)

@@ -10,6 +10,7 @@ from bot.core.daily.choice import parse_repeat_after
 from bot.core.daily.types import LOCALES
 from bot.core.errors import StopReason, UserError
 from bot.core.i18n import DEFAULT_LOCALE
+from bot.core.memory import parse_retention
 from bot.core.quizbank import QuizBank
 from bot.core.schedule import (
     DailySchedule,
@@ -58,12 +59,15 @@ class DailyConfigs:
         reveal_after: int | None = None,
         locale: str = DEFAULT_LOCALE,
         repeat_after: int | None = None,
+        retention: float | None = None,
     ) -> GuildDailyConfig:
-        """`repeat_after`: days without a repeat; None keeps the current setting (30 at first)."""
+        """`repeat_after`: days without a repeat; `retention`: the target retention
+        (0.80-0.97); None keeps the current setting (30 days, 0.90 at first)."""
         post_time = parse_post_time(time)
         parse_timezone(timezone)
         parse_reveal_after(reveal_after)
         parse_repeat_after(repeat_after)
+        retention = parse_retention(retention)
         if not self.bank.visible_questions(guild_id, topic, unknown="daily.unknown_topic"):
             raise UserError("daily.no_questions")
         if locale not in LOCALES:
@@ -79,6 +83,7 @@ class DailyConfigs:
             reveal_after_hours=reveal_after,
             locale=locale,
             repeat_after_days=repeat_after,
+            retention=retention,
         )
         self.open_posts.channels.add(channel_id)
         return config

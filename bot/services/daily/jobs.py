@@ -114,6 +114,7 @@ class DailyJobs:
         self.announcements = Announcements(daily, publisher, self.unschedule_guild)
         self.outbox.senders[Owed.REACTIONS] = self.announcements.send_reactions
         self.outbox.senders[Owed.REVEAL] = self.announcements.send_reveal
+        self.outbox.finders[Owed.REVEAL] = self.announcements.find_reveal
         # With several bot processes (shards split across hosts) each one schedules only
         # the guilds of its own shards; the UNIQUE(guild_id, day) claim stays the backstop.
         self.owns_guild = owns_guild

@@ -13,6 +13,7 @@ from bot.core.quizbank import QuizBank
 from bot.services.daily.open_posts import OpenPosts
 from bot.storage import DailyPost, Database
 from bot.storage.daily import choice, posts
+from bot.storage.memory import rules_for
 
 
 class DailyPosts:
@@ -40,10 +41,14 @@ class DailyPosts:
             await self.before_choice(guild_id)
         # All quizzes this server may see: shipped ones and its own, never another's.
         questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
+        # Learning II: recall by the server's memory model, against its target retention.
+        rules = await rules_for(self.db, guild_id)
         history, members, signals = await choice.choice_inputs(
-            self.db, guild_id, day, questions, repeat_after, self.clock()
+            self.db, guild_id, day, questions, repeat_after, self.clock(), rules.scheduler
         )
-        return choose(guild_id, day, questions, history, signals, repeat_after, members)
+        return choose(
+            guild_id, day, questions, history, signals, repeat_after, members, rules.retention
+        )
 
     async def claim(
         self,

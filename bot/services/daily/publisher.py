@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Protocol
 
 from bot.core.daily.types import RevealSummary
@@ -26,6 +26,11 @@ class DailyPublisher(Protocol):
 
     async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
         """Answer the post with the correct choice, distribution and records; the reply's id."""
+        ...
+
+    async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
+        """The id of a reveal of `post` already in the channel, sent after `since` (a bounded
+        look at the channel's messages from then on), or None."""
         ...
 
     async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:

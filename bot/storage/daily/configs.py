@@ -29,8 +29,10 @@ async def save(
     reveal_after_hours: int | None,
     locale: str,
     repeat_after_days: int | None,
+    retention: float | None = None,
 ) -> GuildDailyConfig:
-    """Create or replace the configuration, enabled again (`repeat_after_days` None keeps it)."""
+    """Create or replace the configuration, enabled again (`repeat_after_days` and
+    `retention` None keep theirs)."""
     async with db.session() as session:
         config = await session.get(GuildDailyConfig, guild_id) or GuildDailyConfig(
             guild_id=guild_id, channel_id=channel_id, post_time="", timezone=""
@@ -43,6 +45,8 @@ async def save(
         config.locale = locale
         if repeat_after_days is not None:
             config.repeat_after_days = repeat_after_days
+        if retention is not None:
+            config.retention = retention
         # Reconfiguring is how an admin answers "posting failed": start again.
         config.enabled = True
         config.disabled_reason = None

@@ -35,6 +35,7 @@ from bot.core.review import DAILY, Grade, Source
 from bot.storage import class_recall
 from bot.storage.daily import tallies
 from bot.storage.database import Database
+from bot.storage.memory import rules_on
 from bot.storage.models import DailyAnswer, DailyPost
 from bot.storage.outbox import owe
 from bot.storage.review_cards import apply_grades, chunks, prepare_grades
@@ -236,11 +237,14 @@ async def grade_post(db: Database, post_id: int) -> None:
     then mark it graded. Each answer is applied once (`record_grades`), so running this
     again after a crash finishes the work without doubling any of it."""
     async with db.engine.connect() as conn:
-        question_id = (
+        question_id, guild_id = (
             await conn.execute(
-                select(col(DailyPost.question_id)).where(col(DailyPost.id) == post_id)
+                select(col(DailyPost.question_id), col(DailyPost.guild_id)).where(
+                    col(DailyPost.id) == post_id
+                )
             )
-        ).scalar_one()
+        ).one()
+        rules = await rules_on(conn, guild_id)  # the server's memory model
         rows = (
             await conn.execute(
                 select(
@@ -253,12 +257,15 @@ async def grade_post(db: Database, post_id: int) -> None:
             )
         ).all()
     source = Source(DAILY, str(post_id))
-    grades = [Grade(r.user_id, question_id, r.correct, r.answered_at, source) for r in rows]
+    grades = [
+        Grade(r.user_id, question_id, r.correct, r.answered_at, source, guild_id=guild_id)
+        for r in rows
+    ]
     parts = chunks(grades, GRADE_CHUNK) or [{}]
     for index, part in enumerate(parts):
         # The cards are read and worked out first; the transaction only writes them.
         async with db.engine.connect() as conn:
-            prepared = await prepare_grades(conn, part)
+            prepared = await prepare_grades(conn, part, rules)
         async with db.session() as session:
             conn = await session.connection()
             await apply_grades(conn, prepared)

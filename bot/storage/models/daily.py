@@ -33,6 +33,8 @@ class GuildDailyConfig(SQLModel, table=True):
     locale: str = Field(default="id", max_length=8)
     # No daily question is posted again within this many days (capped by the pool's size).
     repeat_after_days: int = Field(default=30, sa_column_kwargs={"server_default": "30"})
+    # The target retention of review scheduling and of the daily choice (0.80-0.97).
+    retention: float = Field(default=0.9, sa_column_kwargs={"server_default": "0.9"})
     # Set when Discord refused posting (403/404): posting stops until an admin reconfigures.
     disabled_reason: str | None = Field(default=None, max_length=200)
     admin_notified: bool = False

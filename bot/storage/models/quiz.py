@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
@@ -25,6 +26,8 @@ class QuizSession(SQLModel, table=True):
     question_ids: list[str] = Field(sa_type=sa.JSON)
     # Per question: display position -> index of the choice as written.
     choice_orders: list[list[int]] = Field(sa_type=sa.JSON)
+    # The generated questions it asks, fixed when it starts: {"position": instance data}.
+    instances: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     position: int = 0
     answered_current: bool = False
     chosen: int | None = Field(

@@ -45,6 +45,7 @@ class ReviewLog(SQLModel, table=True):
     __table_args__ = (
         sa.UniqueConstraint("source", "ref", "user_id", "question_id", name="uq_review_log_source"),
         sa.Index("ix_review_log_user", "user_id", "reviewed_at"),
+        sa.Index("ix_review_log_guild", "guild_id", "reviewed_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -55,3 +56,6 @@ class ReviewLog(SQLModel, table=True):
     rating: int = Field(description="fsrs Rating: 1 Again, 3 Good, 4 Easy")
     correct: bool
     reviewed_at: datetime = when()
+    # The server the answer was given in (its memory model is fitted to these rows); NULL
+    # for an answer outside any server.
+    guild_id: int | None = snowflake(default=None)

@@ -1,4 +1,6 @@
-"""`/quizadmin add|remove|list`: a server's own quizzes, uploaded as YAML by its admins.
+"""`/quizadmin add|remove|list`: a server's own quizzes, uploaded by its admins as a quiz file
+(YAML) or imported from GIFT, Aiken or CSV; `/quizadmin suggestions` (the review queue,
+`cogs.admin.suggestions`) and `/quizadmin reports` (`cogs.admin.reports`).
 
 Discord hides the group from members without Manage Server (default_permissions only
 works on the top-level group), but a client can still send the command, so every
@@ -14,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.community import community_quiz_id
 from bot.core.errors import UserError
 from bot.core.i18n import t
 from bot.core.quizbank import Quiz, pick_locale
@@ -21,10 +24,13 @@ from bot.core.quizbank.parse import MAX_FILE_BYTES
 from bot.core.text import clip
 from bot.services.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
-    add_custom_quiz,
     guild_quiz_ids,
+    problems_text,
     remove_custom_quiz,
+    upload_quiz,
 )
+from cogs.admin.reports import show_reports
+from cogs.admin.suggestions import show_queue
 from cogs.common import interaction_locale, manage_server, services_of
 from cogs.ui.replies import error_text, log_context, send_ephemeral
 from cogs.ui.style import BRAND_COLOUR
@@ -57,9 +63,25 @@ class AdminCog(commands.Cog):
         self.bot = bot
 
     @manage_server
-    @quizadmin.command(name="add", description="Add or replace a quiz from a YAML file")
-    @app_commands.describe(file="A quiz file (.yaml), see quiztutor validate")
-    async def add(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+    @quizadmin.command(
+        name="add", description="Add or replace a quiz from a YAML, GIFT, Aiken or CSV file"
+    )
+    @app_commands.describe(
+        file="A quiz file (.yaml, see quiztutor validate), or .gift, .aiken, .csv",
+        language="The language of a GIFT, Aiken or CSV file (default: yours)",
+    )
+    @app_commands.choices(
+        language=[
+            app_commands.Choice(name="Bahasa Indonesia", value="id"),
+            app_commands.Choice(name="English", value="en"),
+        ]
+    )
+    async def add(
+        self,
+        interaction: discord.Interaction,
+        file: discord.Attachment,
+        language: app_commands.Choice[str] | None = None,
+    ) -> None:
         guild_id = _guild_id(interaction)
         locale = interaction_locale(interaction)
         # Refuse before downloading: Discord says the size, the bytes are not needed.
@@ -73,8 +95,14 @@ class AdminCog(commands.Cog):
                 data = await file.read()
             except discord.HTTPException:
                 raise UserError("admin.download_failed") from None
-            quiz, replaced = await add_custom_quiz(
-                services.db, services.bank, guild_id, interaction.user.id, file.filename, data
+            added = await upload_quiz(
+                services.db,
+                services.bank,
+                guild_id,
+                interaction.user.id,
+                file.filename,
+                data,
+                locale=language.value if language else locale,
             )
         except UserError as exc:
             # Edit the "thinking..." message rather than leave it spinning under a follow-up.
@@ -82,10 +110,24 @@ class AdminCog(commands.Cog):
                 content=error_text(exc.key, locale, **exc.params)
             )
             return
+        quiz, replaced = added.quiz, added.replaced
         key = "admin.replaced" if replaced else "admin.added"
         title = pick_locale(quiz.title, locale)
         text = t(key, locale, title=title, quiz_id=quiz.id, count=len(quiz.questions))
-        await interaction.edit_original_response(content=text)
+        if added.format != "yaml":
+            imported = t(
+                "admin.imported",
+                locale,
+                title=title,
+                quiz_id=quiz.id,
+                count=len(quiz.questions),
+                format=added.format.upper(),
+            )
+            text = imported + ("" if not replaced else "\n" + text)
+        if added.skipped:
+            skipped = problems_text(added.skipped)
+            text += "\n" + t("admin.skipped", locale, count=len(added.skipped), problems=skipped)
+        await interaction.edit_original_response(content=text[:2000])
         log.info(
             "custom quiz stored",
             extra={**log_context(interaction), "quiz_id": quiz.id, "replaced": replaced},
@@ -130,6 +172,9 @@ class AdminCog(commands.Cog):
                 own.append(_line(bank.quiz(quiz_id), locale))
             else:
                 own.append(t("admin.list_broken", locale, quiz_id=quiz_id))
+        community = community_quiz_id(guild_id)
+        if bank.owner_of(community) == guild_id:
+            own.append(_line(bank.quiz(community), locale))
         shipped_text = "\n".join(_line(q, locale) for q in shipped)
         own_text = "\n".join(own) or t("admin.list_none", locale)
         server_heading = t(
@@ -146,6 +191,12 @@ class AdminCog(commands.Cog):
         )
         await send_ephemeral(interaction, embed=embed)
 
+    @manage_server
+    @quizadmin.command(name="suggestions", description="Review the questions members suggested")
+    async def suggestions(self, interaction: discord.Interaction) -> None:
+        await show_queue(interaction)
 
-async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(AdminCog(bot))
+    @manage_server
+    @quizadmin.command(name="reports", description="The questions members reported here")
+    async def reports(self, interaction: discord.Interaction) -> None:
+        await show_reports(interaction)

@@ -1,0 +1,89 @@
+"""`quiztutor import FILE` (GIFT, Aiken or CSV to a quiz file) and `quiztutor export
+--format gift`: the formats teachers keep their banks in (`bot.core.quizbank.formats`).
+
+Import prints the YAML (or writes it with `-o`), lists the skipped questions on stderr as
+`FILE:LINE: skipped: ...`, and writes nothing when any question is malformed (exit 1).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from bot.cli import boundary
+from bot.core.errors import SetupError
+from bot.core.quizbank import QuizBank, QuizFileError
+from bot.core.quizbank.formats import Format, detect_format, import_text, quiz_yaml, to_gift
+from bot.core.quizbank.parse import MAX_FILE_BYTES
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SetupError(
+            f"cannot read {path}: {exc.strerror or exc}", "check the path", exit_code=2
+        ) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise SetupError(
+            f"{path} is larger than {MAX_FILE_BYTES // 1024} KiB",
+            "split it into several files",
+            exit_code=1,
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SetupError(
+            f"{path} is not UTF-8 text", "save it as UTF-8 (CSV UTF-8 in a spreadsheet)"
+        ) from None
+
+
+def run_import(
+    file: str,
+    fmt: str | None,
+    output: str | None,
+    lang: str,
+    quiz_id: str | None,
+    title: str | None,
+) -> int:
+    target = boundary.check_output_path(output, "import") if output else None
+    path = Path(file)
+    text = read_text(path)
+    chosen: Format = fmt or detect_format(path.name, text)  # type: ignore[assignment]
+    if chosen == "yaml":
+        raise SetupError(
+            f"{path} looks like a quiz file already (YAML)",
+            "check it with `quiztutor validate`, or name the format with --format",
+            exit_code=2,
+        )
+    try:
+        result = import_text(
+            text, chosen, file=str(path), locale=lang, quiz_id=quiz_id, title=title
+        )
+    except QuizFileError as exc:
+        for problem in exc.problems:
+            print(problem)
+        print(f"{len(exc.problems)} problem(s) found; nothing was imported.", file=sys.stderr)
+        return 1
+    for skipped in result.skipped:
+        print(skipped, file=sys.stderr)
+    yaml_text = quiz_yaml(result.quiz)
+    where = "stdout"
+    if target is not None:
+        target.write_text(yaml_text, encoding="utf-8")
+        where = str(target)
+    else:
+        sys.stdout.write(yaml_text)
+    others = ", ".join(loc for loc in ("id", "en") if loc != lang)
+    print(
+        f"imported {len(result.quiz.questions)} question(s) from {chosen} into {where}"
+        f" (quiz id {result.quiz.id}; {others} copied from {lang}, marked untranslated)"
+        + (f"; {len(result.skipped)} skipped" if result.skipped else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def gift_text(bank: QuizBank, lang: str) -> str:
+    """Every quiz of the bank in GIFT, one `$CATEGORY` (the quiz id) each."""
+    return "\n".join(to_gift(quiz, lang) for quiz in bank.quizzes.values())

@@ -1,0 +1,67 @@
+"""`quiztutor reports [--guild ID] [--csv]`: the questions members reported, read straight
+from DATABASE_URL (nothing is written), so the host can fix shipped questions upstream.
+
+Per question (newest report first): its quiz, whether it is shipped, the reports per reason
+and in all, the servers they came from, when the last came, and a member's note. Every
+server's reports are added up unless `--guild` names one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.cli.stats import open_existing, to_csv, to_text
+from bot.core.community import REASONS
+from bot.core.quizbank import QuizBank
+from bot.storage.reports import ReportedQuestion, for_host
+
+HEADER = (
+    "question_id",
+    "quiz_id",
+    "shipped",
+    *REASONS,
+    "total",
+    "servers",
+    "last_reported_at",
+    "note",
+)
+
+
+def rows(found: list[ReportedQuestion], bank: QuizBank) -> list[list[str]]:
+    table = []
+    for item in found:
+        try:
+            quiz_id = bank.quiz_of(item.question_id).id
+        except KeyError:  # a server's own quiz (not loaded here), or gone
+            quiz_id = ""
+        table.append(
+            [
+                item.question_id,
+                quiz_id,
+                "yes" if quiz_id and bank.is_shipped(quiz_id) else "no",
+                *(str(item.counts[reason]) for reason in REASONS),
+                str(item.total),
+                str(item.servers),
+                item.last_at.strftime("%Y-%m-%d %H:%M"),
+                item.note_text,
+            ]
+        )
+    return table
+
+
+async def _read(url: str, guild_id: int | None) -> list[ReportedQuestion]:
+    db = await open_existing(url, needs="0007")
+    try:
+        return await for_host(db, guild_id)
+    finally:
+        await db.close()
+
+
+def run_reports(url: str, bank: QuizBank, guild_id: int | None, *, as_csv: bool) -> str:
+    found = asyncio.run(_read(url, guild_id))
+    table = rows(found, bank)
+    if as_csv:
+        return to_csv(HEADER, table)
+    if not table:
+        return "No question was reported" + (f" in server {guild_id}.\n" if guild_id else ".\n")
+    return to_text(HEADER, table)

@@ -1,0 +1,285 @@
+"""Live rounds, what members and hosts do: open a round, join, start, answer, skip,
+stop, see their result; the server's language for rounds. Discord-free.
+
+The round's progress (questions, reveals, the scoreboard) is the driver's
+(`bot.services.live.driver`); this service tells it when something changed here.
+Answers go through the batched writer (`bot.storage.live_answers`).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from cachetools import LRUCache
+
+from bot.core.errors import UserError
+from bot.core.live import (
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_QUESTIONS,
+    DEFAULT_SECONDS,
+    LOBBY_S,
+    EndReason,
+    Standing,
+    Status,
+    check_bounds,
+    rank,
+)
+from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.storage import Database
+from bot.storage import live as rows
+from bot.storage import live_results as results
+from bot.storage import live_steps as steps
+from bot.storage.live_answers import LiveAnswerWriter, Recorded
+from bot.storage.models import LiveRound
+
+log = logging.getLogger("quiztutor.live")
+
+
+@dataclass(frozen=True)
+class RoundInfo:
+    """The parts of a round that never change once it plays (cached per process)."""
+
+    round_id: int
+    guild_id: int
+    thread_id: int
+    host_id: int
+    question_ids: list[str]
+    choice_orders: list[list[int]]
+    seconds: int
+
+
+@dataclass(frozen=True)
+class Answered:
+    recorded: Recorded
+    letter_position: int | None  # the answer that counts, as displayed
+
+
+@dataclass(frozen=True)
+class MyResult:
+    standing: Standing | None  # None: the member did not answer
+    players: int
+    wrong: list[Question]  # the questions answered wrong (now in their /quiz review)
+
+
+class LiveRounds:
+    def __init__(self, db: Database, bank: QuizBank, *, max_rounds: int = DEFAULT_MAX_ROUNDS):
+        self.db = db
+        self.bank = bank
+        self.max_rounds = max_rounds
+        self.writer = LiveAnswerWriter(db, on_commit=self._answered)
+        self._info: LRUCache[int, RoundInfo] = LRUCache(maxsize=1024)
+        # Set by the driver of this process: a round changed here, look at it now.
+        self.on_change: Callable[[int], None] = lambda round_id: None
+        self.drivers: list[Any] = []  # this process's driver (`LiveDriver`), if any
+
+    async def start(self) -> None:
+        await self.writer.start()
+
+    async def stop_driving(self) -> None:
+        """Stop this process's driver (releasing its rounds); presses are still taken."""
+        for driver in self.drivers:
+            await driver.close()
+
+    async def close(self) -> None:
+        await self.stop_driving()
+        await self.writer.close()
+
+    def _answered(self, round_id: int, number: int, answered: int) -> None:
+        self.on_change(round_id)
+
+    # -- opening a round -------------------------------------------------------------
+
+    async def open(
+        self,
+        guild_id: int,
+        channel_id: int,
+        host_id: int,
+        host_locale: str,
+        topic: str | None,
+        questions: int | None,
+        seconds: int | None,
+        seed: int | None = None,
+    ) -> LiveRound:
+        """Claim the channel and a server slot for a new round (status setup)."""
+        seconds = DEFAULT_SECONDS if seconds is None else seconds
+        check_bounds(DEFAULT_QUESTIONS if questions is None else questions, seconds)
+        running = await rows.running_in(self.db, channel_id)
+        if running is not None:
+            raise self.busy(running)
+        rng = random.Random(seed)
+        if questions is None:
+            available = len(self.bank.visible_questions(guild_id, topic))
+            questions = max(1, min(DEFAULT_QUESTIONS, available))
+        picked = self.bank.pick_questions(guild_id, topic, questions, rng)
+        locale = await rows.config_locale(self.db, guild_id) or host_locale
+        row = LiveRound(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            host_id=host_id,
+            locale=locale,
+            topic=topic,
+            question_ids=[q.id for q in picked],
+            choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            seconds=seconds,
+            slot=0,
+        )
+        created = await rows.create(self.db, row, self.max_rounds)
+        if created is None:
+            running = await rows.running_in(self.db, channel_id)
+            if running is not None:
+                raise self.busy(running)
+            raise UserError("live.server_full", limit=self.max_rounds)
+        return created
+
+    async def running_in(self, channel_id: int) -> LiveRound | None:
+        return await rows.running_in(self.db, channel_id)
+
+    async def lobby_clock(self) -> datetime:
+        """When a lobby opened now starts by itself (the database's clock)."""
+        return await steps.lobby_clock(self.db, LOBBY_S)
+
+    @staticmethod
+    def busy(running: LiveRound) -> UserError:
+        where = running.thread_id or running.channel_id
+        return UserError("live.already_running", link=f"<#{where}>")
+
+    async def place(self, round_id: int, thread_id: int, in_thread: bool) -> None:
+        """Where the round plays: recorded before its lobby is posted there."""
+        await rows.place(self.db, round_id, thread_id, in_thread)
+
+    async def set_up(self, round_id: int, lobby_message_id: int) -> LiveRound | None:
+        """The lobby is out: its minute runs."""
+        row = await rows.set_up(self.db, round_id, lobby_message_id)
+        if row is not None:
+            self.on_change(round_id)
+        return row
+
+    async def give_up(self, round_id: int) -> None:
+        """The round could not be set up (Discord refused): free its channel and slot."""
+        await steps.end(self.db, round_id, EndReason.ABANDONED, scoreboard=False)
+
+    # -- language ----------------------------------------------------------------------
+
+    async def language(self, guild_id: int) -> str | None:
+        return await rows.config_locale(self.db, guild_id)
+
+    async def set_language(self, guild_id: int, locale: str | None) -> None:
+        await rows.set_config_locale(self.db, guild_id, locale)
+
+    # -- presses -------------------------------------------------------------------------
+
+    async def info(self, round_id: int) -> RoundInfo:
+        """The round behind a button; a round that does not exist (a forged or stale
+        custom id) is refused."""
+        cached = self._info.get(round_id)
+        if cached is not None:
+            return cached
+        row = await rows.get(self.db, round_id)
+        if row is None or row.id is None or row.thread_id is None:
+            raise UserError("live.unknown_round")
+        info = RoundInfo(
+            row.id,
+            row.guild_id,
+            row.thread_id,
+            row.host_id,
+            list(row.question_ids),
+            [list(o) for o in row.choice_orders],
+            row.seconds,
+        )
+        self._info[round_id] = info
+        return info
+
+    async def _in_place(self, round_id: int, channel_id: int | None) -> RoundInfo:
+        info = await self.info(round_id)
+        if channel_id != info.thread_id:
+            raise UserError("live.other_round")
+        return info
+
+    async def answer(
+        self, round_id: int, number: int, position: int, user_id: int, channel_id: int | None
+    ) -> Answered:
+        info = await self._in_place(round_id, channel_id)
+        if not 1 <= number <= len(info.question_ids):
+            raise UserError("live.unknown_round")
+        try:
+            question = self.bank.question(info.question_ids[number - 1])
+        except KeyError:  # its quiz was removed meanwhile
+            raise UserError("live.question_gone") from None
+        order = info.choice_orders[number - 1]
+        if not 0 <= position < len(order):
+            raise UserError("live.unknown_round")
+        correct = order[position] == question.answer
+        recorded = await self.writer.submit(
+            round_id, number, user_id, position, order[position], correct, info.seconds
+        )
+        return Answered(recorded, recorded.position)
+
+    async def join(self, round_id: int, user_id: int, channel_id: int | None) -> bool:
+        await self._in_place(round_id, channel_id)
+        row = await self._running(round_id)
+        joined = await rows.join(self.db, row.id or round_id, user_id)
+        if joined:
+            self.on_change(round_id)
+        return joined
+
+    async def _running(self, round_id: int) -> LiveRound:
+        row = await rows.get(self.db, round_id)
+        if row is None or row.status == Status.ENDED:
+            raise UserError("live.round_over")
+        return row
+
+    @staticmethod
+    def _require_host(row: LiveRound, user_id: int, manages_server: bool) -> None:
+        if user_id != row.host_id and not manages_server:
+            raise UserError("live.host_only", host=f"<@{row.host_id}>")
+
+    async def start_now(
+        self, round_id: int, user_id: int, manages_server: bool, channel_id: int | None
+    ) -> bool:
+        """Start: False when the round had started already."""
+        await self._in_place(round_id, channel_id)
+        row = await self._running(round_id)
+        self._require_host(row, user_id, manages_server)
+        started = await rows.start_now(self.db, round_id)
+        self.on_change(round_id)
+        return started
+
+    async def skip(
+        self, round_id: int, number: int, user_id: int, manages_server: bool, channel_id: int | None
+    ) -> bool:
+        """Skip: reveal question `number` now; False when it had closed already."""
+        await self._in_place(round_id, channel_id)
+        row = await self._running(round_id)
+        self._require_host(row, user_id, manages_server)
+        skipped = await rows.skip(self.db, round_id, number)
+        self.on_change(round_id)
+        return skipped
+
+    async def stop(self, channel_id: int, user_id: int, manages_server: bool) -> LiveRound:
+        """/quiz live stop in the round's channel or thread: the round ends with the
+        scoreboard so far (a question still open is revealed first)."""
+        row = await rows.running_in(self.db, channel_id)
+        if row is None or row.id is None:
+            raise UserError("live.none_here")
+        self._require_host(row, user_id, manages_server)
+        await rows.request_stop(self.db, row.id)
+        self.on_change(row.id)
+        return row
+
+    async def result(self, round_id: int, user_id: int) -> MyResult:
+        standings = rank(await results.standings(self.db, round_id))
+        mine = next((s for s in standings if s.user_id == user_id), None)
+        wrong: list[Question] = []
+        if mine is not None:
+            info = await self.info(round_id)
+            for number in await results.wrong_numbers(self.db, round_id, user_id):
+                try:
+                    wrong.append(self.bank.question(info.question_ids[number - 1]))
+                except (KeyError, IndexError):
+                    continue
+        return MyResult(mine, len(standings), wrong)

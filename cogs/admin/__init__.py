@@ -1,0 +1,18 @@
+"""Server admins on Discord (the extension `cogs.admin`): `/quizadmin` — the server's own
+quizzes (`commands`), the review queue of suggestions (`suggestions`) and the reported
+questions (`reports`), with their persistent buttons and forms."""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from cogs.admin.commands import AdminCog
+from cogs.admin.reports import ReportsButton
+from cogs.admin.suggestions import EditModal, RejectModal, SuggestionButton
+from cogs.ui.modals import add_modals
+
+
+async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(SuggestionButton, ReportsButton)
+    add_modals(bot, EditModal, RejectModal)
+    await bot.add_cog(AdminCog(bot))

@@ -1,0 +1,154 @@
+"""`/quizadmin reports`: the questions members reported in this server, newest report first,
+five a page, with the counts per reason, the latest note, and per question a button that
+hides it from this server until it is fixed (or shows it again)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.core.community import REASONS
+from bot.core.i18n import t
+from bot.core.text import clip
+from bot.services.reports import ReportsPage
+from cogs.common import interaction_locale, require_manage_server, services_of
+from cogs.ui.buttons import PersistentButton
+from cogs.ui.replies import send_ephemeral
+from cogs.ui.style import BRAND_COLOUR, EMBED_DESCRIPTION_MAX
+
+QUESTION_ID = r"[a-z0-9][a-z0-9-]{0,39}"
+PROMPT_CHARS = 120
+
+
+def _guild(interaction: discord.Interaction) -> int:
+    assert interaction.guild_id is not None  # require_manage_server refuses DMs
+    return interaction.guild_id
+
+
+def reports_embed(page: ReportsPage, locale: str) -> discord.Embed:
+    blocks = []
+    for number, line in enumerate(page.lines, start=1):
+        reported = line.reported
+        counts = ", ".join(
+            f"{t(f'report.{reason}', locale)}: {reported.counts[reason]}"
+            for reason in REASONS
+            if reported.counts[reason]
+        )
+        head = (
+            f"**{number}.** `{reported.question_id}` · "
+            f"{t('reports.count', locale, count=reported.total)} · "
+            f"{t('reports.last', locale, when=discord.utils.format_dt(reported.last_at, 'R'))}"
+        )
+        if line.hidden:
+            head += f" · {t('reports.hidden', locale)}"
+        prompt = (
+            clip(line.question.text("prompt", locale), PROMPT_CHARS)
+            if line.question is not None
+            else t("reports.gone", locale)
+        )
+        block = f"{head}\n> {prompt}\n{counts}"
+        if reported.last_note:
+            block += f"\n{t('reports.note', locale)}: *{clip(reported.last_note, 200)}*"
+        blocks.append(block)
+    return discord.Embed(
+        title=t("reports.title", locale, page=page.page, pages=page.pages, total=page.total),
+        description=clip("\n\n".join(blocks), EMBED_DESCRIPTION_MAX),
+        colour=BRAND_COLOUR,
+    )
+
+
+def reports_view(page: ReportsPage, locale: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for number, line in enumerate(page.lines, start=1):
+        if line.question is None:
+            continue
+        action = "u" if line.hidden else "h"
+        key = "reports.unhide" if line.hidden else "reports.hide"
+        view.add_item(
+            ReportsButton(
+                action,
+                page.page,
+                line.reported.question_id,
+                label=t(key, locale, number=number),
+                row=0,
+            )
+        )
+    if page.pages > 1:
+        view.add_item(ReportsButton("p", page.page - 1, label="◀", disabled=page.page <= 1))
+        view.add_item(
+            ReportsButton("p", page.page + 1, label="▶", disabled=page.page >= page.pages)
+        )
+    return view
+
+
+async def render(interaction: discord.Interaction, page_number: int) -> dict[str, Any]:
+    locale = interaction_locale(interaction)
+    page = await services_of(interaction).reports.page(_guild(interaction), page_number)
+    if not page.lines:
+        return {"content": t("reports.empty", locale), "embed": None, "view": None}
+    return {"embed": reports_embed(page, locale), "view": reports_view(page, locale)}
+
+
+async def show_reports(interaction: discord.Interaction) -> None:
+    shown = await render(interaction, 1)
+    if shown.get("view") is None:
+        await send_ephemeral(interaction, shown["content"])
+        return
+    await send_ephemeral(interaction, embed=shown["embed"], view=shown["view"])
+
+
+class ReportsButton(
+    PersistentButton,
+    template=rf"rq:(?P<action>[hup]):(?P<page>[0-9]{{1,4}})(?::(?P<qid>{QUESTION_ID}))?",
+):
+    def __init__(
+        self,
+        action: str,
+        page: int,
+        question_id: str | None = None,
+        *,
+        label: str = "",
+        row: int = 1,
+        disabled: bool = False,
+    ) -> None:
+        custom_id = f"rq:{action}:{page}" + (f":{question_id}" if question_id else "")
+        style = discord.ButtonStyle.danger if action == "h" else discord.ButtonStyle.secondary
+        super().__init__(
+            discord.ui.Button(
+                label=label or action, style=style, custom_id=custom_id, disabled=disabled
+            ),
+            row=row,
+        )
+        self.action = action
+        self.page = page
+        self.question_id = question_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ReportsButton:
+        return cls(match["action"], int(match["page"]), match["qid"])
+
+    async def pressed(self, interaction: discord.Interaction) -> None:
+        await require_manage_server(interaction)
+        guild_id = _guild(interaction)
+        locale = interaction_locale(interaction)
+        reports = services_of(interaction).reports
+        done = None
+        if self.action == "p":
+            pass
+        elif self.question_id is None:
+            return
+        elif self.action == "h":
+            await reports.hide(guild_id, self.question_id, interaction.user.id)
+            done = t("reports.hid", locale, question_id=self.question_id)
+        else:
+            await reports.unhide(guild_id, self.question_id, interaction.user.id)
+            done = t("reports.unhid", locale, question_id=self.question_id)
+        shown = await render(interaction, self.page)
+        content = "\n".join(part for part in (done, shown.get("content")) if part) or None
+        await interaction.response.edit_message(
+            content=content, embed=shown.get("embed"), view=shown.get("view")
+        )

@@ -1,0 +1,224 @@
+"""`/quizadmin suggestions`: the server's pending suggestions, oldest first, one at a time,
+with Approve, Edit (the form, prefilled), Reject (an optional reason) and Skip.
+
+Every button and form carries the suggestion's id; each press checks Manage Server again
+and that the suggestion is this server's and still pending, so a stale or forged button
+gets a clear answer (decided by whom and when, or gone). A decision is taken once, in the
+database; the author is told by DM, or with their next command when DMs are closed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.core.community import REASON_MAX, Suggestion, check_note
+from bot.core.i18n import t
+from bot.services.suggestions import ReviewItem
+from cogs.common import interaction_locale, require_manage_server, services_of
+from cogs.ui.buttons import PersistentButton
+from cogs.ui.modals import PersistentModal, build_modal, text_field
+from cogs.ui.notices import tell_member
+from cogs.ui.replies import send_ephemeral
+from cogs.ui.suggestion_form import (
+    LANGUAGE_NAMES,
+    read_form,
+    suggestion_embed,
+    suggestion_modal,
+)
+
+if TYPE_CHECKING:
+    from bot.discord.client import QuizTutorBot
+
+ACTIONS = {"a": "review.approve", "e": "review.edit", "r": "review.reject", "s": "review.skip"}
+STYLES = {
+    "a": discord.ButtonStyle.success,
+    "e": discord.ButtonStyle.primary,
+    "r": discord.ButtonStyle.danger,
+    "s": discord.ButtonStyle.secondary,
+}
+
+
+def _guild(interaction: discord.Interaction) -> int:
+    assert interaction.guild_id is not None  # require_manage_server refuses DMs
+    return interaction.guild_id
+
+
+def review_embed(item: ReviewItem, locale: str) -> discord.Embed:
+    when = discord.utils.format_dt(item.row.created_at, "R")
+    byline = t(
+        "review.by",
+        locale,
+        author=f"<@{item.row.author_id}>",
+        language=LANGUAGE_NAMES.get(item.suggestion.locale, item.suggestion.locale),
+        when=when,
+    )
+    recent = [
+        f"<@{a.actor_id}> {t(f'review.action_{a.action}', locale)} "
+        + (f"#{a.suggestion_id}" if a.suggestion_id else f"`{a.question_id}`")
+        for a in item.recent
+    ]
+    if recent:
+        byline += f"\n**{t('review.recent', locale)}**: " + "; ".join(recent)
+    title = t("review.title", locale, number=item.id, pending=item.pending)
+    return suggestion_embed(item.suggestion, locale, title=title, byline=byline)
+
+
+def review_view(suggestion_id: int, locale: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for action, key in ACTIONS.items():
+        view.add_item(SuggestionButton(action, suggestion_id, label=t(key, locale)))
+    return view
+
+
+async def show_queue(interaction: discord.Interaction) -> None:
+    """The first pending suggestion (a new private message)."""
+    locale = interaction_locale(interaction)
+    item = await services_of(interaction).suggestions.next_for_review(_guild(interaction))
+    if item is None:
+        await send_ephemeral(interaction, t("review.empty", locale))
+        return
+    await send_ephemeral(
+        interaction, embed=review_embed(item, locale), view=review_view(item.id, locale)
+    )
+
+
+async def _show_next(interaction: discord.Interaction, done: str, after_id: int = 0) -> str:
+    """Replace the reviewed message with the next pending suggestion (or "none left");
+    returns what follows `done` in its text."""
+    locale = interaction_locale(interaction)
+    item = await services_of(interaction).suggestions.next_for_review(_guild(interaction), after_id)
+    if item is None:
+        tail = "\n" + t("review.empty", locale)
+        await interaction.response.edit_message(
+            content=(done + tail).strip(), embed=None, view=None
+        )
+        return tail
+    await interaction.response.edit_message(
+        content=done or None, embed=review_embed(item, locale), view=review_view(item.id, locale)
+    )
+    return ""
+
+
+async def _tell_author(
+    interaction: discord.Interaction, notice_id: int, done: str, tail: str
+) -> None:
+    """After the answer (Discord's 3 s): the DM, then how the author was told."""
+    bot: QuizTutorBot = interaction.client  # type: ignore[assignment]
+    by_dm = await tell_member(bot, notice_id)
+    told = t("review.told_dm" if by_dm else "review.told_later", interaction_locale(interaction))
+    await interaction.edit_original_response(content=f"{done} {told}{tail}")
+
+
+class SuggestionButton(PersistentButton, template=r"sg:(?P<action>[aers]):(?P<sid>[0-9]{1,18})"):
+    def __init__(self, action: str, suggestion_id: int, *, label: str = "") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or ACTIONS[action],
+                style=STYLES[action],
+                custom_id=f"sg:{action}:{suggestion_id}",
+            )
+        )
+        self.action = action
+        self.suggestion_id = suggestion_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SuggestionButton:
+        return cls(match["action"], int(match["sid"]))
+
+    async def pressed(self, interaction: discord.Interaction) -> None:
+        await require_manage_server(interaction)
+        guild_id = _guild(interaction)
+        locale = interaction_locale(interaction)
+        suggestions = services_of(interaction).suggestions
+        sid = self.suggestion_id
+        if self.action == "s":
+            await _show_next(interaction, "", after_id=sid)
+            return
+        row = await suggestions.pending_row(guild_id, sid)  # stale or forged: says why
+        if self.action == "e":
+            form = Suggestion.from_json(row.content).form()
+            title = t("suggest.edit_title", locale, number=sid)
+            await interaction.response.send_modal(
+                suggestion_modal(f"m:sg:e:{sid}", title, locale, form)
+            )
+        elif self.action == "r":
+            await interaction.response.send_modal(reject_modal(sid, locale))
+        else:
+            server = interaction.guild.name if interaction.guild else str(guild_id)
+            decision = await suggestions.approve(guild_id, sid, interaction.user.id, server)
+            done = t("review.approved", locale, number=sid, question_id=decision.question_id)
+            tail = await _show_next(interaction, done)
+            await _tell_author(interaction, decision.notice_id, done, tail)
+
+
+def reject_modal(suggestion_id: int, locale: str) -> discord.ui.Modal:
+    return build_modal(
+        f"m:sg:r:{suggestion_id}",
+        t("review.reject_title", locale, number=suggestion_id),
+        [
+            text_field(
+                "reason",
+                t("review.reason", locale),
+                description=t("review.reason_hint", locale),
+                paragraph=True,
+                required=False,
+                max_length=REASON_MAX,
+            )
+        ],
+    )
+
+
+class EditModal(PersistentModal):
+    template = re.compile(r"m:sg:e:(?P<sid>[0-9]{1,18})")
+
+    @classmethod
+    async def submitted(
+        cls, interaction: discord.Interaction, match: re.Match[str], values: dict[str, Any]
+    ) -> None:
+        await require_manage_server(interaction)
+        guild_id = _guild(interaction)
+        locale = interaction_locale(interaction)
+        sid = int(match["sid"])
+        services = services_of(interaction)
+        await services.suggestions.edit(
+            guild_id, sid, interaction.user.id, read_form(values), locale
+        )
+        item = await services.suggestions.review_item(guild_id, sid)
+        done = t("review.edited", locale, number=sid)
+        if interaction.message is None:
+            await send_ephemeral(interaction, done)
+            return
+        await interaction.response.edit_message(
+            content=done, embed=review_embed(item, locale), view=review_view(sid, locale)
+        )
+
+
+class RejectModal(PersistentModal):
+    template = re.compile(r"m:sg:r:(?P<sid>[0-9]{1,18})")
+
+    @classmethod
+    async def submitted(
+        cls, interaction: discord.Interaction, match: re.Match[str], values: dict[str, Any]
+    ) -> None:
+        await require_manage_server(interaction)
+        guild_id = _guild(interaction)
+        locale = interaction_locale(interaction)
+        sid = int(match["sid"])
+        raw = values.get("reason")
+        reason = check_note(raw if isinstance(raw, str) else None, REASON_MAX)
+        server = interaction.guild.name if interaction.guild else str(guild_id)
+        decision = await services_of(interaction).suggestions.reject(
+            guild_id, sid, interaction.user.id, reason, server
+        )
+        done = t("review.rejected", locale, number=sid)
+        tail = ""
+        if interaction.message is None:
+            await send_ephemeral(interaction, done)
+        else:
+            tail = await _show_next(interaction, done)
+        await _tell_author(interaction, decision.notice_id, done, tail)

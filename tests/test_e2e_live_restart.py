@@ -1,0 +1,182 @@
+"""Live rounds survive restarts and crashes, through the Discord stand-in: an open
+question keeps its deadline, one whose deadline passed while the bot was down is
+revealed, the next follows; no answer is lost or counted twice, no message is posted
+twice; a killed process's round is taken over once its lease lapses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Database
+from testkit.processes import BotProcess, bot_env
+from testkit.standin.models import FakeChannel, FakeMessage
+from testkit.standin.server import FakeDiscord
+from tests.support.bot import StartBot
+from tests.support.live import (
+    answer_id,
+    button_id,
+    execute,
+    expire_question,
+    has_button,
+    lobby,
+    positions,
+    question,
+    quick,
+    reveal,
+    round_id_of,
+    rows,
+    rows_become,
+    scoreboard,
+    thread_of,
+)
+
+
+def questions_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
+    return [m for m in fake.messages(thread) if has_button(m, f"{number}:0")]
+
+
+def reveals_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
+    return [
+        m
+        for m in fake.messages(thread)
+        if any(
+            e.get("title", "").startswith(f"Question {number}/") and "answer is" in e["title"]
+            for e in m.embeds
+        )
+    ]
+
+
+async def test_a_restart_keeps_the_open_questions_deadline_and_its_answers(
+    discord_fake: FakeDiscord, start_bot: StartBot
+) -> None:
+    fake = discord_fake
+    host, _, member = fake.users_list
+    async with start_bot() as bot:
+        quick(bot)
+        await fake.slash(host, "quiz live start", questions=2, seconds=120)
+        thread = await thread_of(fake, fake.channel)
+        hall = await lobby(fake, thread)
+        round_id = round_id_of(hall)
+        for player in (host, member):
+            await fake.click(hall, button_id(hall, "j"), player)
+        await fake.click(hall, button_id(hall, "s"), host)
+        first = await question(fake, thread, 1)
+        right, wrong = await positions(bot, round_id, 1)
+        await fake.click(first, answer_id(first, wrong), member)
+        deadline = await rows(
+            bot.services.db, "SELECT closes_at FROM live_question WHERE number = 1"
+        )
+    # Stopped (a deploy): the round's lease is released; the next process takes it at once.
+    async with start_bot() as bot:
+        quick(bot)
+        again = await fake.click(first, answer_id(first, right), member)
+        assert "first answer counts" in again.content  # the answer survived, unchanged
+        assert (
+            await rows(bot.services.db, "SELECT closes_at FROM live_question WHERE number = 1")
+            == deadline
+        )
+        await fake.click(first, answer_id(first, right), host)
+        await reveal(fake, thread, 1)
+        second = await question(fake, thread, 2)
+        for player in (host, member):
+            await fake.click(second, answer_id(second, 0), player)
+        await scoreboard(fake, thread)
+        assert len(questions_posted(fake, thread, 1)) == 1
+        assert len(reveals_posted(fake, thread, 1)) == 1
+        logged = await rows(
+            bot.services.db, "SELECT count(*), count(DISTINCT ref || user_id) FROM review_log"
+        )
+        assert [tuple(r) for r in logged] == [(4, 4)]
+
+
+async def test_a_deadline_passed_while_down_is_revealed_once_then_the_next_follows(
+    discord_fake: FakeDiscord, start_bot: StartBot, db_url: str
+) -> None:
+    fake = discord_fake
+    host, _, member = fake.users_list
+    async with start_bot() as bot:
+        quick(bot)
+        await fake.slash(host, "quiz live start", questions=2, seconds=60)
+        thread = await thread_of(fake, fake.channel)
+        hall = await lobby(fake, thread)
+        round_id = round_id_of(hall)
+        await fake.click(hall, button_id(hall, "s"), host)
+        first = await question(fake, thread, 1)
+        await fake.click(first, answer_id(first, 0), member)
+        await expire_question(bot.services.db, round_id, 1)
+        await reveal(fake, thread, 1)
+        await question(fake, thread, 2)
+    # While it is down: question 2's deadline passes, and the record of the first reveal
+    # is lost (as if the process died between Discord's answer and the record): the
+    # outbox owes it again, and its nonce makes Discord return the same message.
+    db = await Database.open(db_url)
+    try:
+        await expire_question(db, round_id, 2)
+        await execute(
+            db,
+            "UPDATE outbox SET delivered_at = NULL, claimed_by = NULL, claimed_until = NULL,"
+            " message_id = NULL WHERE kind = 'live-reveal'",
+        )
+    finally:
+        await db.close()
+    async with start_bot() as bot:
+        quick(bot)
+        await reveal(fake, thread, 2)
+        await scoreboard(fake, thread)
+        assert len(reveals_posted(fake, thread, 1)) == 1
+        assert len(reveals_posted(fake, thread, 2)) == 1
+        assert len(questions_posted(fake, thread, 2)) == 1
+        await rows_become(  # two reveals and the scoreboard, each recorded once
+            bot.services.db, "SELECT count(*) FROM outbox WHERE delivered_at IS NOT NULL", [(3,)]
+        )
+
+
+@pytest.mark.slow
+async def test_a_killed_process_round_is_taken_over_once_its_lease_lapses(
+    discord_fake: FakeDiscord, start_bot: StartBot, tmp_path: Path, db_url: str
+) -> None:
+    fake = discord_fake
+    host, _, member = fake.users_list
+    async with start_bot() as bot:  # registers the commands; opens the round
+        await fake.slash(host, "quiz live start", questions=2, seconds=120)
+        thread = await thread_of(fake, fake.channel)
+        hall = await lobby(fake, thread)
+        round_id = round_id_of(hall)
+        for player in (host, member):
+            await fake.click(hall, button_id(hall, "j"), player)
+        right, _ = await positions(bot, round_id, 1)
+    env = bot_env(fake.env(), db_url)
+    first = await BotProcess(env, tmp_path / "bot1.log").start()
+    try:
+        await first.wait_started(30)
+        await fake.wait_connected(30)
+        await fake.click(hall, button_id(hall, "s"), host)
+        q1 = await question(fake, thread, 1)
+        await fake.click(q1, answer_id(q1, right), member)
+        await first.kill()  # mid-question, holding the round's lease
+    finally:
+        if first.proc is not None and first.proc.returncode is None:
+            await first.kill()
+    second = await BotProcess(env, tmp_path / "bot2.log").start()
+    try:
+        await second.wait_started(30)
+        await fake.wait_connected(30)
+        again = await fake.click(q1, answer_id(q1, 0), member, timeout=10)
+        assert "first answer counts" in again.content
+        await fake.click(q1, answer_id(q1, right), host, timeout=10)
+        # Taken over within the lease (15 s) and a sweep (5 s): the reveal comes.
+        await fake.wait_for_message(
+            lambda m: any("answer is" in e.get("title", "") for e in m.embeds), 40, channel=thread
+        )
+        q2 = await question(fake, thread, 2)
+        for player in (host, member):
+            await fake.click(q2, answer_id(q2, right), player, timeout=10)
+        await scoreboard(fake, thread, 30)
+        assert await second.stop() == 0
+    finally:
+        if second.proc is not None and second.proc.returncode is None:
+            await second.kill()
+    assert len(questions_posted(fake, thread, 1)) == 1
+    assert len(reveals_posted(fake, thread, 1)) == 1
