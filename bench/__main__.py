@@ -37,8 +37,9 @@ BENCHMARKS = (
     "schedule",
     "shards",
     "charts",
+    "scale",
 )
-DB_BOUND = ("reactions", "steady", "live", "schedule", "shards")
+DB_BOUND = ("reactions", "steady", "live", "schedule", "shards", "scale")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

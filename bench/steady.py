@@ -10,6 +10,9 @@ figure `/proc/self/stat` counts in ticks) from the first frame until the last an
 is committed, divided by the reactions. The process also holds the stand-in, idle
 meanwhile; its floor (CPU per second with no load) is in the notes.
 
+The same rates on the path Discord takes (the bot as its own process, frames over a
+zlib-stream websocket, CPU from /proc) are `bench.steady_wire`'s rows, in the same run.
+
 Same-run comparisons: the burst (frames back to back, `bench.reactions.feed`), the
 writer without gathering (`gather_s = 0`, every batch written as it comes, as before
 issue 14; it keeps the writer's own connection, which issue 14 also added) at 500/s, and
@@ -26,6 +29,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from bench import steady_wire
 from bench.common import (
     WAIT_S,
     Row,
@@ -138,7 +142,11 @@ async def run(quick: bool) -> list[Row]:
                     got.setdefault("burst", []).append(
                         await burst(bot, post, n, events, next(bases))
                     )
-    return rows(got, events, floor)
+    in_process = rows(got, events, floor)
+    # The path Discord takes: the bot as its own process, frames over a zlib-stream
+    # websocket (`bench.steady_wire`), beside the in-process figures of this run.
+    baselines = {rate: _stats(got[f"{rate:g}"])["cpu"] for rate in RATES}
+    return in_process + await steady_wire.run(quick, baselines)
 
 
 def _stats(samples: list[Sample]) -> dict[str, Any]:

@@ -75,10 +75,12 @@ async def _admin(sql: str, admin_url: str = "") -> None:
         await conn.close()
 
 
-def create_pg_database(admin_url: str = "") -> str:
-    """A new, empty database on the test server (or `admin_url`'s); its async URL."""
+def create_pg_database(admin_url: str = "", template: str | None = None) -> str:
+    """A new database on the test server (or `admin_url`'s): empty, or a copy of the
+    database `template` (which nobody may be connected to); its async URL."""
     name = f"qt_{_RUN}_{next(_counter)}"
-    _in_thread(_admin(f'CREATE DATABASE "{name}"', admin_url))
+    copy = f' TEMPLATE "{template}"' if template else ""
+    _in_thread(_admin(f'CREATE DATABASE "{name}"{copy}', admin_url))
     server = make_url(admin_url or PG_URL)
     return server.set(drivername="postgresql+asyncpg", database=name).render_as_string(
         hide_password=False

@@ -126,7 +126,15 @@ class BotProcess:
     async def _reap(self, timeout: float) -> int:
         assert self.proc is not None
         try:
-            code = await asyncio.wait_for(self.proc.wait(), timeout)
+            try:
+                code = await asyncio.wait_for(self.proc.wait(), timeout)
+            except TimeoutError:
+                # `wait()` also waits for the stdout pipe to close (Python 3.11.7+), which a
+                # child still starting (torch importing) may hold a while after the bot
+                # itself has died: the bot's exit is what this waits for.
+                if self.proc.returncode is None:
+                    raise
+                code = self.proc.returncode
         finally:
             if self.proc.returncode is None:
                 self.proc.kill()

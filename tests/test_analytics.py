@@ -12,7 +12,7 @@ from bot.core.quizbank import QuizBank
 from bot.services.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
 from bot.storage import DailyAnswer, DailyPost, Database
 from bot.storage.analytics import class_analytics
-from tests.support.analytics import seed_class, wrong_choices
+from tests.support.analytics import seed_class, settle_seeded, wrong_choices
 
 TODAY = date(2026, 5, 20)  # a Wednesday
 GUILD = 5
@@ -79,7 +79,6 @@ async def test_ties_go_to_the_lower_choice_and_empty_servers_are_empty(
             question_id="mx-01",
             channel_id=1,
             reveal_at=datetime(2026, 5, 19, tzinfo=UTC),
-            settled=True,
         )
         session.add(post)
         await session.flush()
@@ -95,6 +94,7 @@ async def test_ties_go_to_the_lower_choice_and_empty_servers_are_empty(
                 )
             )
         await session.commit()
+    await settle_seeded(db, bank, post.id, datetime(2026, 5, 19, tzinfo=UTC))
     tied = (await class_analytics(db, GUILD, TODAY)).questions[0]
     assert (tied.question_id, tied.answered, tied.top_wrong, tied.top_wrong_count) == (
         "mx-01",

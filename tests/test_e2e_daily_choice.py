@@ -40,7 +40,6 @@ async def test_status_says_why_todays_question_was_chosen(
                 question_id=weak,
                 channel_id=fake.channel2.id,
                 reveal_at=answered + timedelta(hours=20),
-                settled=True,
             )
             session.add(post)
             await session.flush()
@@ -58,9 +57,12 @@ async def test_status_says_why_todays_question_was_chosen(
                     )
                 )
             await session.commit()
-        for user in fake.users_list:
+        # Settled as the bot settles a day: streaks, review cards, the class.
+        await services.daily.settling.settle(post_id, now=answered + timedelta(hours=20))
+        await services.daily.settling.graded()
+        for user in fake.users_list:  # each answer was applied to its card, once
             source = Source(DAILY, str(post_id))
-            assert await services.sessions.reviews.record_grade(
+            assert not await services.sessions.reviews.record_grade(
                 user.id, weak, False, answered, source
             )
 

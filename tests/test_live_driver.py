@@ -14,7 +14,7 @@ from bot.services.live import LiveDriver, LiveRounds
 from bot.services.outbox import OutboxService
 from bot.storage import Database
 from testkit.times import Clock
-from tests.support.live import RecordingPublisher, expire_question, rows
+from tests.support.live import RecordingPublisher, expire_question, rows, rows_become
 
 GUILD, CHANNEL, THREAD, HOST = 1, 10, 11, 100
 WAIT_S = 20.0
@@ -161,8 +161,7 @@ async def test_a_reveal_discord_took_without_answering_is_found_not_sent_again(
     await answer_all(live, round_id, 1, [201])
     await until(lambda: publisher.unanswered_reveals == 0, "the reveal without an answer")
     sql = "SELECT attempts FROM outbox WHERE kind = 'live-reveal' AND unsure_since IS NOT NULL"
-    while await rows(live.db, sql) != [(1,)]:
-        await asyncio.sleep(0.01)  # a poll interval, not a synchronisation point
+    await rows_become(live.db, sql, [(1,)])
     clock.now += timedelta(seconds=6)  # the outbox's retry is due
     await until(lambda: len(publisher.of("question")) == 2, "question 2, after the reveal")
     assert len(publisher.of("reveal")) == 1  # found in the thread, not sent again

@@ -57,6 +57,7 @@ async def test_progress_counts_graded_answers_per_topic_and_reviews_due(
     # Daily: mx-01 answered right and settled; mx-02 answered wrong but still open.
     settled = await daily_answer(daily, date(2026, 5, 1), "mx-01", 0)
     await daily.settling.settle(settled)
+    await daily.settling.graded()  # its review card follows the settle
     await daily_answer(daily, date(2026, 5, 2), "mx-02", 2)
     # Another server's own quiz: answered, but never shown here.
     house = await sessions.start(USER, OTHER_GUILD, "house", 1, "en")

@@ -10,11 +10,12 @@ import pytest
 from sqlmodel import select
 
 from bot.core.quizbank import QuizBank
-from bot.core.review import QUIZ, Source
+from bot.core.review import DAILY, QUIZ, Grade, Source
 from bot.services.daily import DailyService
 from bot.services.review import Reviews
 from bot.services.sessions import QuizSessions
 from bot.storage import Database, ReviewCard, ReviewLog
+from bot.storage.review_cards import apply_grades, chunks, prepare_grades, record_grade
 from testkit.times import Clock
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
@@ -77,6 +78,8 @@ async def test_settled_daily_answers_update_cards_once(
     # Two processes settle at once; then a late settle repeats: one update per answer.
     await asyncio.gather(daily.settling.settle(post.id), other.settling.settle(post.id))
     await daily.settling.settle(post.id, now=NOW + timedelta(days=1))
+    for service in (daily, other):  # the cards follow the settle in the background
+        await service.settling.graded()
     assert sorted(await logs(db)) == [
         ("daily", str(post.id), 1, "mx-01", True),
         ("daily", str(post.id), 2, "mx-01", False),
@@ -125,7 +128,7 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
     daily: DailyService, db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A process killed mid-settle rolls its transaction back: the day is not settled and
-    no card moved; the next settle applies each answer once (cards and day commit together)."""
+    no card moved; the next settle applies each answer once."""
     import bot.storage.daily.settle as settling
 
     post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
@@ -145,6 +148,59 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
     assert await cards(db) == {} and await logs(db) == []
     monkeypatch.setattr(settling, "owe", real_owe)
     summary = await daily.settling.settle(post.id)
+    await daily.settling.graded()
     assert summary.answered == 1
     assert await logs(db) == [("daily", str(post.id), 1, "mx-01", False)]
     assert (await cards(db))[(1, "mx-01")].reviews == 1
+
+
+async def test_cards_a_crash_left_out_of_a_settled_day_are_applied_once_at_start_up(
+    daily: DailyService, db: Database, bank: QuizBank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The day is settled (and revealed) first; its cards follow in transactions of their
+    own. A process that dies in between leaves the post not `graded`: the next start-up
+    applies its answers, each once."""
+    import bot.services.daily.settling as settling
+
+    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    assert post is not None and post.id is not None
+    await daily.posts.set_message(post.id, 500)
+    found = await daily.answers.post_by_message(500)
+    assert found is not None
+    await daily.answers.record(found, 1, 0)
+    await daily.answers.record(found, 2, 2)
+
+    async def dies(*args: object) -> None:
+        raise asyncio.CancelledError  # the process ends before the first card
+
+    monkeypatch.setattr(settling, "grade_post", dies)
+    summary = await daily.settling.settle(post.id)
+    await daily.settling.graded()
+    assert summary.answered == 2 and await cards(db) == {}
+    monkeypatch.undo()
+    restarted = DailyService(db, bank, clock=lambda: NOW)
+    assert await restarted.settling.finish_grading() == 1
+    assert await restarted.settling.finish_grading() == 0
+    stored = await cards(db)
+    assert {key: card.reviews for key, card in stored.items()} == {(1, "mx-01"): 1, (2, "mx-01"): 1}
+
+
+async def test_a_card_that_changed_after_it_was_read_is_worked_out_again(db: Database) -> None:
+    """Grades are worked out before their transaction (`prepare_grades`); a card another
+    grader changed in between is read again under lock, and an answer applied meanwhile
+    is not applied twice."""
+    daily = Grade(USER, "mx-01", True, NOW, Source(DAILY, "1"))
+    async with db.engine.connect() as conn:
+        prepared = await prepare_grades(conn, chunks([daily])[0])
+        again = await prepare_grades(conn, chunks([daily])[0])
+    quiz = Grade(USER, "mx-01", False, NOW + timedelta(minutes=1), Source(QUIZ, "s1"))
+    assert await record_grade(db, quiz)  # meanwhile: a quiz answer of the same card
+    for expected, work in ((1, prepared), (0, again)):
+        async with db.session() as session:
+            assert await apply_grades(await session.connection(), work) == expected
+            await session.commit()
+    card = (await cards(db))[(USER, "mx-01")]
+    # Both answers are on the card; the one applied last (the daily answer, graded late)
+    # decides the open mistake, as for any answer graded late.
+    assert (card.reviews, card.lapses, card.open_mistake) == (2, 1, False)
+    assert len(await logs(db)) == 2

@@ -263,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_TEMPLATE_SEEDS,
         metavar="N",
         help="instances per question template, 0 to 100000 (default: "
-        f"{DEFAULT_TEMPLATE_SEEDS}; 1000 for the full check; 0 skips the templates). "
+        f"{DEFAULT_TEMPLATE_SEEDS}; 100 for a quicker look; 0 skips the templates). "
         "Without PATH every template is run, else those the files name",
     )
     validate.set_defaults(func=_cmd_validate)

@@ -32,6 +32,7 @@ from bot.core.times import utcnow
 from bot.storage import Database
 from bot.storage import memory as stored
 from bot.storage.models import MemoryModel
+from bot.storage.retry import log_failure
 
 log = logging.getLogger("quiztutor.memory")
 
@@ -140,5 +141,5 @@ class MemoryModels:
     async def run_job(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> None:
         try:
             await self.fit_due(owns_guild)
-        except Exception:
-            log.exception("weekly memory fits failed")
+        except Exception as exc:
+            log_failure(log, "weekly memory fits", exc)

@@ -32,7 +32,7 @@ from bot.core.outbox import Owed, retry_delay
 from bot.core.times import utcnow
 from bot.storage import Database, Outbox
 from bot.storage import outbox as table
-from bot.storage.retry import is_transient, outage, retry_transient
+from bot.storage.retry import is_transient, log_failure, outage, retry_transient
 
 log = logging.getLogger("quiztutor.outbox")
 
@@ -205,6 +205,6 @@ class OutboxService:
             if owns_guild(guild_id):
                 try:
                     delivered += await self.deliver(item_id)
-                except Exception:
-                    log.exception("outbox delivery failed", extra={"guild_id": guild_id})
+                except Exception as exc:
+                    log_failure(log, "outbox delivery", exc, guild_id=guild_id)
         return delivered

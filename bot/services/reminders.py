@@ -32,6 +32,7 @@ from bot.services.review import Reviews
 from bot.storage import Database
 from bot.storage import reminders as stored
 from bot.storage.models import Reminder
+from bot.storage.retry import log_failure
 
 log = logging.getLogger("quiztutor.reminders")
 
@@ -134,13 +135,13 @@ class Reminders:
         """One round of the reminder job: owe what is due, send what is owed (due by now)."""
         try:
             await self.owe_due(owns_guild)
-        except Exception:
-            log.exception("checking reminders failed")
+        except Exception as exc:
+            log_failure(log, "checking reminders", exc)
         return await self.pump(owns_guild)
 
     async def pump(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:
         try:
             return await self.outbox.pump(owns_guild)
-        except Exception:
-            log.exception("sending reminders failed")
+        except Exception as exc:
+            log_failure(log, "sending reminders", exc)
             return 0

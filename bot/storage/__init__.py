@@ -4,6 +4,7 @@ writer, backups and health checks."""
 from bot.storage.backup import backup
 from bot.storage.database import DEFAULT_URL, Database
 from bot.storage.models import (
+    ClassMember,
     CustomQuiz,
     DailyAnswer,
     DailyPost,
@@ -20,6 +21,7 @@ from bot.storage.writer import AnswerWriter, WriterClosed
 __all__ = [
     "DEFAULT_URL",
     "AnswerWriter",
+    "ClassMember",
     "CustomQuiz",
     "DailyAnswer",
     "DailyPost",

@@ -9,6 +9,8 @@ at the driver level on a synchronous connection (`insert_rows`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,6 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 from bot.core.times import naive_utc
 
@@ -103,28 +106,70 @@ def compile_all(dialect: sa.Dialect) -> None:
 
 def _sqlite_time(value: datetime) -> str:
     # SQLAlchemy's SQLite DateTime storage format, naive UTC (see models.UTCDateTime).
-    return naive_utc(value).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return naive_utc(value).isoformat(" ", "microseconds")
+
+
+def _statements(dialect: sa.Dialect, batch: list[Pending]) -> list[tuple[str, tuple[Any, ...]]]:
+    """The batch's INSERT statements (ROWS_PER_STATEMENT rows each) and their values."""
+    # asyncpg takes datetime objects, never strings.
+    when = _sqlite_time if dialect.name == "sqlite" else naive_utc
+    statements = []
+    for start in range(0, len(batch), ROWS_PER_STATEMENT):
+        chunk = batch[start : start + ROWS_PER_STATEMENT]
+        values: list[object] = []
+        for p in chunk:
+            values += (p.post_id, p.user_id, p.choice, p.correct, when(p.answered_at))
+        size = _padded(len(chunk))
+        values += values[-len(COLUMNS) :] * (size - len(chunk))
+        sql, order = _insert_sql(dialect, size)
+        params = tuple(values) if order is None else tuple(values[i] for i in order)
+        statements.append((sql, params))
+    return statements
 
 
 def insert_rows(conn: Connection, batch: list[Pending]) -> set[tuple[int, int]]:
     """Insert `batch` in one transaction on a synchronous connection (the writer's own
     thread on SQLite, `AsyncConnection.run_sync` on PostgreSQL); the keys inserted."""
+    if conn.dialect.name == "sqlite":
+        return insert_rows_sqlite(conn, batch)
     inserted: set[tuple[int, int]] = set()
-    dialect = conn.dialect
-    # asyncpg takes datetime objects, never strings.
-    when = _sqlite_time if dialect.name == "sqlite" else naive_utc
     with conn.begin():
-        for start in range(0, len(batch), ROWS_PER_STATEMENT):
-            chunk = batch[start : start + ROWS_PER_STATEMENT]
-            values: list[object] = []
-            for p in chunk:
-                values += (p.post_id, p.user_id, p.choice, p.correct, when(p.answered_at))
-            size = _padded(len(chunk))
-            values += values[-len(COLUMNS) :] * (size - len(chunk))
-            sql, order = _insert_sql(dialect, size)
+        for sql, params in _statements(conn.dialect, batch):
             # Driver-level execution of the compiled statement: SQLAlchemy's per-row
             # parameter processing would cost more than the insert.
-            params = tuple(values) if order is None else tuple(values[i] for i in order)
             result = conn.exec_driver_sql(sql, params)
             inserted.update((row[0], row[1]) for row in result)
+    return inserted
+
+
+def insert_rows_sqlite(conn: Connection, batch: list[Pending]) -> set[tuple[int, int]]:
+    """`insert_rows` on SQLite straight on the driver's connection (sqlite3): at a steady
+    few hundred answers a second each batch is a handful of rows, and SQLAlchemy's
+    execution and transaction bookkeeping cost more than the rows. The connection is the
+    writer's own and never in a SQLAlchemy transaction; sqlite3 opens one at the INSERT."""
+    raw = conn.connection.dbapi_connection
+    assert raw is not None
+    inserted: set[tuple[int, int]] = set()
+    sql, params = "", ()
+    try:
+        cursor = raw.cursor()
+        try:
+            for sql, params in _statements(conn.dialect, batch):
+                cursor.execute(sql, params)
+                inserted.update((row[0], row[1]) for row in cursor.fetchall())
+            raw.commit()
+        finally:
+            cursor.close()
+    except sqlite3.Error as exc:
+        # As SQLAlchemy would raise it (the writer and its callers know those): a
+        # connection closed under us is invalidated, so the writer takes a fresh one.
+        closed = isinstance(exc, sqlite3.ProgrammingError)
+        if closed:
+            conn.invalidate(exc)
+        else:
+            with contextlib.suppress(sqlite3.Error):
+                raw.rollback()
+        raise DBAPIError.instance(
+            sql, params, exc, sqlite3.Error, connection_invalidated=closed
+        ) from exc
     return inserted

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import math
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -60,11 +62,20 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def _json_dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+# JSON columns (review cards, summaries, ...) through orjson: a settle writes thousands.
+JSON_CODEC: dict[str, Any] = {"json_serializer": _json_dumps, "json_deserializer": orjson.loads}
+
+
 def engine_kwargs(url: str, options: EngineOptions) -> dict[str, Any]:
     """create_async_engine arguments: PostgreSQL pools per the settings; SQLite as is."""
     if is_sqlite(url):
-        return {}
+        return dict(JSON_CODEC)
     kwargs: dict[str, Any] = {
+        **JSON_CODEC,
         "pool_size": options.pool_size,
         "max_overflow": options.max_overflow,
         "pool_timeout": options.pool_timeout_s,
@@ -110,6 +121,11 @@ def _set_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    try:  # the class recall's SQL (bot.storage.class_recall) needs exp() and power()
+        cursor.execute("SELECT exp(0.0), power(2.0, 0.5)")
+    except Exception:  # SQLite built without its math functions: Python's stand in
+        dbapi_connection.create_function("exp", 1, math.exp, deterministic=True)
+        dbapi_connection.create_function("power", 2, math.pow, deterministic=True)
     cursor.close()
 
 
@@ -156,7 +172,7 @@ class Database:
         database)."""
         if _sqlite_file(self.url) is None:
             return None
-        engine = create_engine(make_url(self.url).set(drivername="sqlite"))
+        engine = create_engine(make_url(self.url).set(drivername="sqlite"), **JSON_CODEC)
         event.listen(engine, "connect", _set_pragmas)
         return engine
 

@@ -16,6 +16,7 @@ from sqlmodel import SQLModel
 from bot.core.memory import DEFAULT_RULES, Rules, replay, rules_of
 from bot.core.schedule import parse_timezone
 from bot.core.times import as_utc
+from bot.storage.class_recall import CardChange, apply_card_changes, curve_point
 from bot.storage.database import Database
 from bot.storage.models import GuildDailyConfig, MemoryModel, ReviewCard, ReviewLog
 from bot.storage.replay import UPDATE_CARD
@@ -199,10 +200,15 @@ async def _reschedule_batch(db: Database, guild_id: int, users: Sequence[int]) -
     async with db.session() as session:
         conn = await session.connection()
         rules = await rules_on(conn, guild_id)
-        locked = select(_CARD.c.user_id, _CARD.c.question_id).where(_CARD.c.user_id.in_(users))
+        locked = select(_CARD.c.user_id, _CARD.c.question_id, _CARD.c.card, _CARD.c.reviews).where(
+            _CARD.c.user_id.in_(users)
+        )
         if conn.dialect.name == "postgresql":
             locked = locked.with_for_update()
-        await conn.execute(locked)
+        before = {
+            (int(u), str(q)): curve_point(card, reviews)
+            for u, q, card, reviews in await conn.execute(locked)
+        }
         rows = await conn.execute(
             select(
                 _LOG.c.user_id,
@@ -219,6 +225,7 @@ async def _reschedule_batch(db: Database, guild_id: int, users: Sequence[int]) -
         for row in rows:
             histories.setdefault((int(row[0]), str(row[1])), []).append(row)
         changed = []
+        moved = []  # the class recall's sums follow the replayed cards
         for (user_id, question_id), history in histories.items():
             if history[-1][5] != guild_id:
                 continue  # scheduled by another server's answer
@@ -236,8 +243,14 @@ async def _reschedule_batch(db: Database, guild_id: int, users: Sequence[int]) -
                     "last_wrong_at": card.last_wrong_at,
                 }
             )
+            after = curve_point(card.card, card.reviews)
+            if after is not None:
+                moved.append(
+                    CardChange(user_id, question_id, before.get((user_id, question_id)), after)
+                )
         if changed:
             await conn.execute(UPDATE_CARD, changed)
+            await apply_card_changes(conn, moved)
         await session.commit()
     return len(changed)
 

@@ -15,7 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -68,6 +68,16 @@ class Outage:
 
 
 outage = Outage()
+
+
+def log_failure(logger: logging.Logger, what: str, exc: BaseException, **extra: Any) -> None:
+    """A background step (`what`) that failed. During a database outage it is noted once
+    (`outage`: a warning when it starts, one when it ends) instead of a traceback every
+    few seconds; anything else is logged with its traceback."""
+    if is_transient(exc):
+        outage.failed(what, exc)
+    else:
+        logger.error("%s failed", what, exc_info=exc, extra=extra or None)
 
 
 async def retry_transient(

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Float, cast, func, text
+from sqlalchemy import Float, cast, column, func, or_, table, text
 from sqlalchemy import select as sa_select
+from sqlalchemy import update as sa_update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.elements import ColumnElement
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel import SQLModel, col, select
 
 from bot.core.streaks import (
     MIN_ANSWERED_FOR_ACCURACY,
@@ -23,7 +26,8 @@ from bot.core.streaks import (
     apply_outcome,
 )
 from bot.storage.database import Database
-from bot.storage.models import MemberStats
+from bot.storage.models import DailyAnswer, MemberStats
+from bot.storage.models.base import driver_time
 
 # First key of the per-guild settle lock (pg_advisory_xact_lock's two-int key space).
 SETTLE_LOCK_SPACE = 0x5154  # "QT"
@@ -34,20 +38,16 @@ def _int32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-async def lock_guild_stats(session: AsyncSession, guild_id: int) -> None:
-    """Serialise settles of one guild's member stats until the transaction ends.
+async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
+    """Serialise writers of one guild's member stats and class until the transaction ends.
 
-    Settling reads every member row of the guild, then writes them and inserts rows
-    for new members. PostgreSQL runs two such transactions side by side: both read
-    the same streak (an update is lost) and both insert a new member's row (one fails
-    with a UniqueViolation, and that day can never be applied later). Row locks
-    (`SELECT ... FOR UPDATE`) would not cover the rows another settle is inserting,
-    so one advisory lock per guild serialises the whole read-modify-write instead;
-    settles of different guilds still run in parallel. SQLite needs nothing: the
-    settle's first statement (the UPDATE of its post) takes the database's single
-    write lock, held until the commit.
+    Settles of one guild already run one at a time and in day order (the claim of a post
+    waits for the guild's earlier posts: `bot.storage.daily.settle`); this advisory lock
+    also keeps `class_recall.fold` of the guild out of a settle's way on PostgreSQL.
+    Settles and folds of different guilds still run in parallel. SQLite needs nothing:
+    a settle's first statement (the claim of its post) takes the database's single write
+    lock, held until the commit.
     """
-    connection = await session.connection()
     if connection.dialect.name != "postgresql":
         return
     # Snowflakes are 64-bit: fold them into the lock's 32-bit second key. A collision
@@ -59,46 +59,119 @@ async def lock_guild_stats(session: AsyncSession, guild_id: int) -> None:
     )
 
 
-async def settle_day(
-    session: AsyncSession,
+_STATS = SQLModel.metadata.tables[MemberStats.__tablename__]
+_STATS_RAW = table(_STATS.name, *(column(c.name) for c in _STATS.columns))
+_ANSWER = SQLModel.metadata.tables[DailyAnswer.__tablename__]
+
+
+@dataclass
+class DayStats:
+    """A settled day's effect on the answering members' stats, computed before the write:
+    the rows to write (values as the driver takes them) and the members it moved."""
+
+    guild_id: int
+    day: date
+    values: list[dict[str, Any]]
+    settled: list[SettledMember]
+
+
+async def answering_stats(conn: AsyncConnection, guild_id: int, post_id: int) -> dict[int, Any]:
+    """The current stats of the members who answered the post (one query, no lock)."""
+    stats = _STATS.c
+    rows = await conn.execute(
+        sa_select(
+            stats.user_id,
+            stats.current_streak,
+            stats.longest_streak,
+            stats.answered,
+            stats.correct,
+            stats.last_settled_day,
+        )
+        .select_from(_STATS.join(_ANSWER, _ANSWER.c.user_id == stats.user_id))
+        .where(stats.guild_id == guild_id, _ANSWER.c.post_id == post_id)
+    )
+    return {row.user_id: row for row in rows}
+
+
+def day_stats(
+    dialect: str,
     guild_id: int,
     day: date,
     outcomes: dict[int, bool],
+    known: dict[int, Any],
     now: datetime,
-) -> list[SettledMember]:
-    """Apply one settled question to every member of the guild (in the caller's transaction).
-
-    `outcomes` maps each answering member to whether they were right; everyone else
-    with stats in the guild missed it. A day older than a member's last settled day
-    changes nothing for them (settling out of order must not rewrite history).
-    """
-    await lock_guild_stats(session, guild_id)
-    rows = (await session.exec(select(MemberStats).where(MemberStats.guild_id == guild_id))).all()
-    known = {row.user_id: row for row in rows}
-    for user_id in outcomes.keys() - known.keys():
-        stats = MemberStats(guild_id=guild_id, user_id=user_id)
-        session.add(stats)
-        known[user_id] = stats
+) -> DayStats:
+    """The rule (`apply_outcome`) applied to each answering member: `outcomes` maps each to
+    whether they were right; `known` is their current stats (`answering_stats`). A member
+    whose last settled day is this day or later is left alone (settling out of order must
+    not rewrite history)."""
     settled: list[SettledMember] = []
-    for user_id, stats in known.items():
-        if stats.last_settled_day is not None and stats.last_settled_day >= day:
+    values: list[dict[str, Any]] = []
+    updated = driver_time(dialect)(now)
+    settled_day: Any = day.isoformat() if dialect == "sqlite" else day
+    for user_id in sorted(outcomes):
+        row = known.get(user_id)
+        if row is not None and row.last_settled_day is not None and row.last_settled_day >= day:
             continue
-        if user_id in outcomes:
-            outcome = Outcome.CORRECT if outcomes[user_id] else Outcome.WRONG
-        else:
-            outcome = Outcome.MISSED
-        update = apply_outcome(
-            StreakState(stats.current_streak, stats.longest_streak, stats.answered, stats.correct),
-            outcome,
+        state = (
+            StreakState(row.current_streak, row.longest_streak, row.answered, row.correct)
+            if row is not None
+            else StreakState()
         )
-        stats.current_streak = update.state.current
-        stats.longest_streak = update.state.longest
-        stats.answered = update.state.answered
-        stats.correct = update.state.correct
-        stats.last_settled_day = day
-        stats.updated_at = now
+        update = apply_outcome(state, Outcome.CORRECT if outcomes[user_id] else Outcome.WRONG)
+        values.append(
+            {
+                "guild_id": guild_id,
+                "user_id": user_id,
+                "current_streak": update.state.current,
+                "longest_streak": update.state.longest,
+                "answered": update.state.answered,
+                "correct": update.state.correct,
+                "last_settled_day": settled_day,
+                "updated_at": updated,
+            }
+        )
         settled.append(SettledMember(user_id, update))
-    return settled
+    return DayStats(guild_id, day, values, settled)
+
+
+async def write_day(conn: AsyncConnection, day_stats: DayStats, now: datetime) -> None:
+    """Write a day's stats (in the caller's transaction): the answering members' rows in
+    one multi-row upsert, and the end of every other running streak in one UPDATE over
+    the streak index. Set-based: the work follows the day's answers, not the guild's size."""
+    await lock_guild(conn, day_stats.guild_id)
+    if day_stats.values:
+        insert: Any = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        upsert = insert(_STATS_RAW)
+        await conn.execute(
+            upsert.on_conflict_do_update(
+                index_elements=["guild_id", "user_id"],
+                set_={name: upsert.excluded[name] for name in _MOVED},
+            ),
+            day_stats.values,
+        )
+    # Everyone else with a running streak missed the day (the answering members are on
+    # this day already). Members without a streak have nothing to lose.
+    stats = _STATS.c
+    await conn.execute(
+        sa_update(_STATS)
+        .where(
+            stats.guild_id == day_stats.guild_id,
+            stats.current_streak > 0,
+            or_(stats.last_settled_day.is_(None), stats.last_settled_day < day_stats.day),
+        )
+        .values(current_streak=0, last_settled_day=day_stats.day, updated_at=now)
+    )
+
+
+_MOVED = (
+    "current_streak",
+    "longest_streak",
+    "answered",
+    "correct",
+    "last_settled_day",
+    "updated_at",
+)
 
 
 async def member_streak(db: Database, guild_id: int, user_id: int) -> MemberStreak:

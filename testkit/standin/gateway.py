@@ -1,7 +1,10 @@
 """The gateway half of the stand-in: websocket sessions, sequencing, RESUME replay.
 
-Uncompressed text frames are sent: discord.py asks for ``compress=zlib-stream`` but only
-inflates BINARY frames (``DiscordWebSocket.received_message``), TEXT frames are parsed as-is.
+Frames go out as Discord sends them: a client that connects with ``compress=zlib-stream``
+(discord.py does, unless zstd is installed) gets every frame as a BINARY message, the
+next piece of one zlib stream per connection ending in a Z_SYNC_FLUSH (``00 00 ff ff``),
+which discord.py inflates (``DiscordWebSocket.received_message``); other clients get
+TEXT frames. No websocket-level compression is negotiated (Discord offers none).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -56,6 +60,33 @@ def _guild_of(event: str, data: dict[str, Any]) -> int | None:
     return None
 
 
+class Wire:
+    """One connection's way of sending frames (see the module's docstring)."""
+
+    def __init__(self, ws: web.WebSocketResponse, compress: str | None) -> None:
+        self.ws = ws
+        self._zlib = zlib.compressobj() if compress == "zlib-stream" else None
+        # Pieces of one zlib stream must reach the socket in the order they were made.
+        self._lock = asyncio.Lock()
+        self.frames = 0
+        self.bytes_out = 0
+
+    @property
+    def compressed(self) -> bool:
+        return self._zlib is not None
+
+    async def send(self, frame: bytes) -> None:
+        async with self._lock:
+            if self._zlib is None:
+                await self.ws.send_str(frame.decode())
+                self.bytes_out += len(frame)
+            else:
+                data = self._zlib.compress(frame) + self._zlib.flush(zlib.Z_SYNC_FLUSH)
+                await self.ws.send_bytes(data)
+                self.bytes_out += len(data)
+            self.frames += 1
+
+
 @dataclass
 class Session:
     id: str
@@ -64,6 +95,7 @@ class Session:
     seq: int = 0
     log: list[tuple[int, bytes]] = field(default_factory=list)
     ws: web.WebSocketResponse | None = None
+    wire: Wire | None = None
     ended: bool = False  # closed with 1000/1001 or invalidated: cannot resume
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -76,11 +108,11 @@ class Session:
             await self._write(frame)
 
     async def _write(self, frame: bytes) -> None:
-        ws = self.ws
-        if ws is None or ws.closed:
+        ws, wire = self.ws, self.wire
+        if ws is None or ws.closed or wire is None:
             return
         try:
-            await ws.send_str(frame.decode())
+            await wire.send(frame)
         except (ConnectionError, RuntimeError):
             # The client resumes from the last seq it saw, so nothing is lost.
             log.debug("send on closing socket of session %s", self.id)
@@ -152,15 +184,14 @@ class Gateway:
         return {**data, "content": "", "embeds": [], "attachments": [], "components": []}
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=0, autoping=True)
+        ws = web.WebSocketResponse(max_msg_size=0, autoping=True, compress=False)
         await ws.prepare(request)
+        wire = Wire(ws, request.query.get("compress"))
         self.fake._ws_clients.add(ws)
         session: Session | None = None
         try:
-            await ws.send_str(
-                orjson.dumps(
-                    {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}
-                ).decode()
+            await wire.send(
+                orjson.dumps({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
             )
             async for msg in ws:
                 if msg.type is not WSMsgType.TEXT:
@@ -169,11 +200,11 @@ class Gateway:
                 op = payload.get("op")
                 data = payload.get("d")
                 if op == HEARTBEAT:
-                    await ws.send_str('{"op": 11}')
+                    await wire.send(b'{"op": 11}')
                 elif op == IDENTIFY:
-                    session = await self._identify(ws, data)
+                    session = await self._identify(wire, data)
                 elif op == RESUME:
-                    session = await self._resume(ws, data)
+                    session = await self._resume(wire, data)
                 elif op == REQUEST_MEMBERS and session is not None:
                     await self._members_chunk(session, data)
         finally:
@@ -186,16 +217,16 @@ class Gateway:
             self.fake._notify()
         return ws
 
-    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> Session | None:
+    async def _identify(self, wire: Wire, data: dict[str, Any]) -> Session | None:
         fake = self.fake
         if data.get("token") != fake.token:
-            await ws.close(code=4004, message=b"Authentication failed.")
+            await wire.ws.close(code=4004, message=b"Authentication failed.")
             return None
         shard = list(data.get("shard") or [0, 1])
         if not self._identify_allowed(shard[0]):
             self.identify_refusals += 1
             fake._notify()
-            await ws.send_str(orjson.dumps({"op": INVALID_SESSION, "d": False}).decode())
+            await wire.send(orjson.dumps({"op": INVALID_SESSION, "d": False}))
             return None
         self.identifies += 1
         session = Session(
@@ -203,7 +234,7 @@ class Gateway:
             intents=int(data.get("intents", 0)),
             shard=shard,
         )
-        session.ws = ws
+        session.ws, session.wire = wire.ws, wire
         self.sessions[session.id] = session
         guilds = [g for g in fake.guilds.values() if self.owns(session, g.id)]
         ready = {
@@ -252,7 +283,7 @@ class Gateway:
         self.identified_at[shard_id % max(1, self.fake.max_concurrency)] = time.monotonic()
         return True
 
-    async def _resume(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> Session | None:
+    async def _resume(self, wire: Wire, data: dict[str, Any]) -> Session | None:
         session = self.sessions.get(data.get("session_id", ""))
         if (
             self.invalidate_next_resume
@@ -263,13 +294,13 @@ class Gateway:
             self.invalidate_next_resume = False
             if session is not None:
                 session.ended = True
-            await ws.send_str(orjson.dumps({"op": INVALID_SESSION, "d": False}).decode())
+            await wire.send(orjson.dumps({"op": INVALID_SESSION, "d": False}))
             return None
         self.resumes += 1
         last_seen = int(data.get("seq") or 0)
         async with session.lock:
             old = session.ws
-            session.ws = ws
+            session.ws, session.wire = wire.ws, wire
             if old is not None and not old.closed:
                 await old.close(code=4000)
             for seq, frame in session.log:

@@ -1,5 +1,7 @@
-"""A server's daily-question history with known class analytics, written straight into
-the database (shared by the analytics, `/daily stats` and `quiztutor stats` tests).
+"""A server's daily-question history with known class analytics: posts and answers written
+straight into the database, then settled (oldest first) through the bot's own settle, which
+keeps the tallies `/daily stats` reads (shared by the analytics, `/daily stats` and
+`quiztutor stats` tests).
 
 `seed_class(db, bank, guild, today, (q1, q2, q3))`, with w1 < w2 the wrong choices:
 
@@ -19,6 +21,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from bot.core.quizbank import QuizBank
 from bot.storage import DailyAnswer, DailyPost, Database
+from bot.storage.daily.settle import grade_post, settle_post
 
 OTHER_GUILD = 424_242
 U1, U2, U3, U4, U5, U6 = (700_000_000_000_000_000 + k for k in range(1, 7))
@@ -52,6 +55,7 @@ async def seed_class(
         (guild_id, q2, 70, True, [(U6, right(q2))]),
         (OTHER_GUILD, q1, 3, True, [(U1, w1)]),
     ]
+    to_settle: list[tuple[date, int, datetime]] = []
     async with db.session() as session:
         for guild, question_id, days_ago, settled, answers in plan:
             day = today - timedelta(days=days_ago)
@@ -65,11 +69,13 @@ async def seed_class(
                 claimed_at=at,
                 posted_at=at,
                 reveal_at=at + timedelta(hours=20),
-                settled=settled,
+                settled=False,
             )
             session.add(post)
             await session.flush()
             assert post.id is not None
+            if settled:
+                to_settle.append((day, post.id, post.reveal_at))
             for user_id, choice in answers:
                 session.add(
                     DailyAnswer(
@@ -81,3 +87,17 @@ async def seed_class(
                     )
                 )
         await session.commit()
+
+    for _, post_id, reveal in sorted(to_settle):
+        await settle_seeded(db, bank, post_id, reveal)
+
+
+async def settle_seeded(db: Database, bank: QuizBank, post_id: int, when: datetime) -> None:
+    """Settle a post written straight into the database, through the bot's own settle."""
+
+    def grading(post: DailyPost) -> tuple[int, int]:
+        question = bank.question(post.question_id)  # written posts: choices as in the file
+        return question.answer, question.n_choices
+
+    await settle_post(db, post_id, when, grading)
+    await grade_post(db, post_id)

@@ -49,7 +49,7 @@ from bot.services.daily.reactions import ReactionHandler
 from bot.services.daily.service import DailyService
 from bot.services.outbox import OutboxService
 from bot.storage import DailyPost, GuildDailyConfig
-from bot.storage.retry import retry_transient
+from bot.storage.retry import log_failure, retry_transient
 
 log = logging.getLogger("quiztutor.daily")
 
@@ -198,6 +198,10 @@ class DailyJobs:
                     # interactions run between chunks instead of stalling READY.
                     await asyncio.sleep(0)
             await self.reactions.recover_all()
+            try:  # a settled day whose review cards a crash interrupted
+                await self.daily.settling.finish_grading()
+            except Exception as exc:
+                log_failure(log, "finishing the review cards of a settled day", exc)
             for post in await self.daily.posts.due_reveals(now):
                 if self.owns_guild(post.guild_id):
                     await self._reveal_logged(post.id, post.guild_id)
@@ -220,8 +224,8 @@ class DailyJobs:
             if should_catch_up(now, schedule_for(config), last_day):
                 log.info("catching up a missed daily post", extra={"guild_id": config.guild_id})
                 await self.post_today(config.guild_id)
-        except Exception:
-            log.exception("daily catch-up failed", extra={"guild_id": config.guild_id})
+        except Exception as exc:
+            log_failure(log, "daily catch-up", exc, guild_id=config.guild_id)
 
     async def run_post_job(self, guild_id: int) -> None:
         """The cron job of one guild: reveal the previous question, post today's."""
@@ -231,8 +235,8 @@ class DailyJobs:
                 self.unschedule_guild(guild_id)
                 return
             await self.post_today(guild_id, scheduled=True)
-        except Exception:
-            log.exception("daily post job failed", extra={"guild_id": guild_id})
+        except Exception as exc:
+            log_failure(log, "daily post job", exc, guild_id=guild_id)
 
     async def post_today(self, guild_id: int, *, scheduled: bool = False) -> PostResult:
         """Make today's post (local day of the guild) unless it exists; also `/daily now`.
@@ -335,8 +339,8 @@ class DailyJobs:
             return None
         try:
             return await self.reveal(post_id)
-        except Exception:
-            log.exception("daily reveal failed", extra={"guild_id": guild_id, "post_id": post_id})
+        except Exception as exc:
+            log_failure(log, "daily reveal", exc, guild_id=guild_id, post_id=post_id)
             return None
 
     async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
@@ -379,6 +383,6 @@ class DailyJobs:
     async def run_outbox_job(self) -> int:
         try:
             return await self.outbox.pump(self.owns_guild)
-        except Exception:
-            log.exception("outbox delivery failed")
+        except Exception as exc:
+            log_failure(log, "outbox delivery", exc)
             return 0

@@ -13,7 +13,7 @@ the written questions. Every post's choices are shuffled once, the order stored.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -64,6 +64,7 @@ class DailyPosts:
         self.open_posts = open_posts
         self.pool = pool  # ready generated instances; None: written questions only
         self.rng = random.Random()  # the shuffle of each post's choices (tests seed it)
+        self.before_choice: Callable[[int], Awaitable[None]] | None = None
 
     async def plan(
         self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT
@@ -104,6 +105,8 @@ class DailyPosts:
         """The day's question and why: not posted within K days, the one the server's
         active members are weakest at, ties by the seeded rotation (`bot.core.daily.choice`).
         `templates`: the keys (gen:NAME) of templates that may be asked too."""
+        if self.before_choice is not None:
+            await self.before_choice(guild_id)
         # All quizzes this server may see: shipped ones and its own, never another's.
         questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
         questions += sorted(set(templates))

@@ -40,6 +40,9 @@ class DailyService:
         self.posts = DailyPosts(db, bank, clock, self.open_posts, pool)
         self.answers = DailyAnswers(db, bank, clock, self.open_posts, self.writer)
         self.settling = DailySettling(db, clock, self.open_posts, self.writer, self.answers)
+        # A day's choice reads the class recall its last settled day updates (in the
+        # background): the choice waits for the server's pending review cards.
+        self.posts.before_choice = self.settling.graded
         self.stats = DailyStats(db, clock)
 
     async def start(self) -> None:
@@ -47,4 +50,5 @@ class DailyService:
         await self.answers.refresh_cache()
 
     async def close(self) -> None:
+        await self.settling.graded()  # the review cards of days settled just now
         await self.writer.close()

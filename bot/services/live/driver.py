@@ -41,7 +41,7 @@ from bot.services.outbox import OutboxService
 from bot.storage import live as rows
 from bot.storage import live_steps as steps
 from bot.storage.models import LiveQuestion, LiveRound
-from bot.storage.retry import is_transient, outage, retry_transient
+from bot.storage.retry import log_failure, retry_transient
 
 log = logging.getLogger("quiztutor.live")
 
@@ -136,10 +136,7 @@ class LiveDriver:
             try:
                 await self.sweep()
             except Exception as exc:
-                if not is_transient(exc):
-                    log.exception("looking for live rounds failed")
-                else:  # the database is away: logged once, the next sweep tries again
-                    outage.failed("looking for live rounds", exc)
+                log_failure(log, "looking for live rounds", exc)
             await asyncio.sleep(self.sweep_s)
 
     async def close(self) -> None:
@@ -192,8 +189,8 @@ class LiveDriver:
                         "Discord refused a live round's message; the round ends",
                         extra={"round_id": round_id, "reason": refused.reason},
                     )
-                except Exception:
-                    log.exception("a live round's step failed", extra={"round_id": round_id})
+                except Exception as exc:
+                    log_failure(log, "a live round's step", exc, round_id=round_id)
                     await asyncio.sleep(RETRY_S)
         finally:
             self._runners.pop(round_id, None)
@@ -334,8 +331,8 @@ class LiveDriver:
                         extra={"round_id": round_id, "reason": refused.reason},
                     )
                 self.wake(round_id)
-            except Exception:
-                log.exception("ending live round %s failed", round_id)
+            except Exception as exc:
+                log_failure(log, f"ending live round {round_id}", exc)
 
         task = asyncio.create_task(end(), name=f"live-end-{round_id}")
         self._background.add(task)

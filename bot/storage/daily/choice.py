@@ -1,11 +1,14 @@
 """What the daily question's choice reads: a server's posting history, its active members,
-their review cards of the candidates and their daily accuracy (`bot.core.daily.choice`)."""
+their recall of the candidates (the class recall's sums: `bot.storage.class_recall`)
+and, for questions none of them has a card of, their daily accuracy
+(`bot.core.daily.choice`)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from fsrs import Scheduler
@@ -13,17 +16,14 @@ from sqlalchemy import Integer, case, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.core.daily.choice import (
-    ACTIVE_DAYS,
-    ANSWERS,
-    Signal,
-    mean_recalls,
-    recent_questions,
-    window_days,
-)
+from bot.core.daily.choice import ANSWERS, Signal, mean_recalls, recent_questions, window_days
+from bot.core.daily.recall import follows_sums
 from bot.core.review import SCHEDULER
+from bot.storage import class_recall
 from bot.storage.database import Database
 from bot.storage.models import DailyAnswer, DailyPost, ReviewCard
+
+log = logging.getLogger(__name__)
 
 
 async def history_of(session: AsyncSession, guild_id: int, day: date) -> list[tuple[date, str]]:
@@ -42,26 +42,23 @@ async def signals_of(
     now: datetime,
     scheduler: Scheduler = SCHEDULER,
 ) -> tuple[int, dict[str, Signal]]:
-    """(active members, their signal per question) for the questions given."""
-    active = (
-        select(DailyAnswer.user_id)
-        .join(DailyPost, col(DailyPost.id) == col(DailyAnswer.post_id))
-        .where(
-            DailyPost.guild_id == guild_id,
-            col(DailyAnswer.answered_at) >= now - timedelta(days=ACTIVE_DAYS),
-        )
-        .distinct()
-    )
-    members = (await session.exec(select(func.count()).select_from(active.subquery()))).one()
+    """(active members, their signal per question) for the questions given: the class
+    recall's sums where they have cards (`class_recall.signals`, a row per question),
+    else their accuracy in the server's daily answers."""
+    conn = await session.connection()
+    members, signals, active = await class_recall.signals(conn, guild_id, questions, now)
     if not members or not questions:
-        return members, {}
-    cards = await session.exec(
-        select(ReviewCard.question_id, ReviewCard.card).where(
-            col(ReviewCard.user_id).in_(active), col(ReviewCard.question_id).in_(questions)
+        return members, signals
+    if not follows_sums(scheduler):
+        # The server's own memory model has another forgetting curve than the one the
+        # running sums follow: its cards are read and their recall worked out (bounded by
+        # the active members' cards of the candidates; off the loop, ~1.6 µs a card).
+        cards = await session.exec(
+            select(ReviewCard.question_id, ReviewCard.card).where(
+                col(ReviewCard.user_id).in_(active), col(ReviewCard.question_id).in_(questions)
+            )
         )
-    )
-    # ~1.6 µs a card: a big server's cards (1,000 members x 300 questions) off the loop.
-    signals = await asyncio.to_thread(mean_recalls, cards.all(), now, scheduler)
+        signals = await asyncio.to_thread(mean_recalls, cards.all(), now, scheduler)
     rest = [q for q in questions if q not in signals]
     if rest:
         signals.update(await _accuracy(session, guild_id, rest, active))
@@ -71,7 +68,8 @@ async def signals_of(
 async def _accuracy(
     session: AsyncSession, guild_id: int, questions: Sequence[str], active: Any
 ) -> dict[str, Signal]:
-    """The active members' accuracy per question in this server's daily answers."""
+    """The active members' accuracy per question in this server's daily answers (only
+    questions none of them has a card of: new to them, so few posts to read)."""
     rows = await session.exec(
         select(
             DailyPost.question_id,
@@ -100,6 +98,12 @@ async def choice_inputs(
 ) -> tuple[list[tuple[date, str]], int, dict[str, Signal]]:
     """What `bot.core.daily.choice.choose` needs: the server's history before `day`, its
     active members and their signal on each question not posted within the window."""
+    try:
+        await class_recall.fold(db, guild_id, now)
+    except Exception:  # a busy database: choose from the sums as they are
+        log.exception(
+            "folding the class before the daily choice failed", extra={"guild_id": guild_id}
+        )
     async with db.session() as session:
         history = await history_of(session, guild_id, day)
         recent = recent_questions(history, day, window_days(repeat_after, len(questions)))

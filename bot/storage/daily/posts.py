@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete, false, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
@@ -95,7 +95,7 @@ async def open_posts(db: Database) -> list[DailyPost]:
     """Posted and not yet settled."""
     async with db.session() as session:
         query = select(DailyPost).where(
-            col(DailyPost.settled).is_(False), col(DailyPost.message_id).is_not(None)
+            col(DailyPost.settled) == false(), col(DailyPost.message_id).is_not(None)
         )
         return list((await session.exec(query)).all())
 
@@ -103,7 +103,7 @@ async def open_posts(db: Database) -> list[DailyPost]:
 async def open_by_message(db: Database, message_id: int) -> DailyPost | None:
     async with db.session() as session:
         query = select(DailyPost).where(
-            DailyPost.message_id == message_id, col(DailyPost.settled).is_(False)
+            DailyPost.message_id == message_id, col(DailyPost.settled) == false()
         )
         return (await session.exec(query)).first()
 
@@ -112,7 +112,7 @@ async def due_reveals(db: Database, now: datetime) -> list[DailyPost]:
     """Unsettled posts whose reveal time has come (claimed-but-unposted ones too)."""
     async with db.session() as session:
         query = select(DailyPost).where(
-            col(DailyPost.settled).is_(False), col(DailyPost.reveal_at) <= now
+            col(DailyPost.settled) == false(), col(DailyPost.reveal_at) <= now
         )
         return list((await session.exec(query)).all())
 
@@ -139,7 +139,7 @@ async def unsettled(db: Database, guild_id: int) -> list[DailyPost]:
     async with db.session() as session:
         query = (
             select(DailyPost)
-            .where(DailyPost.guild_id == guild_id, col(DailyPost.settled).is_(False))
+            .where(DailyPost.guild_id == guild_id, col(DailyPost.settled) == false())
             .order_by(col(DailyPost.day))
         )
         return list((await session.exec(query)).all())
@@ -152,7 +152,7 @@ async def unsettled_before(
     async with db.session() as session:
         query = select(DailyPost).where(
             DailyPost.guild_id == guild_id,
-            col(DailyPost.settled).is_(False),
+            col(DailyPost.settled) == false(),
             (col(DailyPost.day) < today) | (col(DailyPost.reveal_at) <= now),
         )
         return list((await session.exec(query)).all())

@@ -4,6 +4,14 @@ Alembic's autogenerate and the schema test compare `SQLModel.metadata` (all of t
 modules) with the migrations in `bot/storage/migrations`.
 """
 
+from bot.storage.models.aggregates import (
+    ClassMember,
+    ClassRecall,
+    QuestionTally,
+    WeekMember,
+    WeekTally,
+    WrongTally,
+)
 from bot.storage.models.base import UTCDateTime
 from bot.storage.models.community import (
     CommunityAction,
@@ -22,6 +30,8 @@ from bot.storage.models.quiz import CustomQuiz, QuizResult, QuizSession
 from bot.storage.models.review import ReviewCard, ReviewLog
 
 __all__ = [
+    "ClassMember",
+    "ClassRecall",
     "CommunityAction",
     "CustomQuiz",
     "DailyAnswer",
@@ -40,6 +50,7 @@ __all__ = [
     "MemoryModel",
     "Outbox",
     "QuestionReport",
+    "QuestionTally",
     "QuizResult",
     "QuizSession",
     "Reminder",
@@ -48,4 +59,7 @@ __all__ = [
     "ReviewLog",
     "Suggestion",
     "UTCDateTime",
+    "WeekMember",
+    "WeekTally",
+    "WrongTally",
 ]

@@ -6,6 +6,7 @@ Every timestamp is stored as naive UTC and read back as an aware UTC datetime
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,3 +33,12 @@ def snowflake(**kw: Any) -> Any:
 
 def when(**kw: Any) -> Any:
     return Field(sa_type=UTCDateTime, **kw)
+
+
+def driver_time(dialect: str) -> Callable[[datetime | None], Any]:
+    """A converter to the value the driver takes for a timestamp column, for statements
+    that skip SQLAlchemy's per-value type processing (executemany of thousands of rows):
+    SQLite's text form of UTCDateTime, or the naive UTC datetime asyncpg takes."""
+    if dialect == "sqlite":
+        return lambda v: None if v is None else naive_utc(v).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return lambda v: None if v is None else naive_utc(v)

@@ -56,6 +56,16 @@ class DailyPost(SQLModel, table=True):
     __table_args__ = (
         sa.UniqueConstraint("guild_id", "day", name="uq_daily_post_guild_day"),
         sa.Index("ix_daily_post_open", "settled", "reveal_at"),
+        # A server's unsettled posts before a day (the settle's day order), without
+        # walking its history.
+        sa.Index("ix_daily_post_guild_open", "guild_id", "settled", "day"),
+        # The few settled posts whose answers are not all on their review cards yet.
+        sa.Index(
+            "ix_daily_post_ungraded",
+            "id",
+            sqlite_where=sa.text("NOT graded"),
+            postgresql_where=sa.text("NOT graded"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -73,6 +83,9 @@ class DailyPost(SQLModel, table=True):
     # Members found with two or more answer letters when reactions made while the bot was
     # offline were read back (the order is unknown, so none of theirs counts).
     unclear_users: list[int] | None = Field(default=None, sa_type=sa.JSON)
+    # False from the settle's commit until every answer is on its review card (the cards
+    # follow in short transactions of their own: `bot.storage.daily.settle`).
+    graded: bool = Field(default=True, sa_column_kwargs={"server_default": sa.true()})
     # Why the question was chosen (bot.services.daily.choice.Reason.to_dict()); None on older posts.
     choice: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     # The mode the post was made with (`GuildDailyConfig.answer_mode`).
@@ -90,6 +103,8 @@ class DailyAnswer(SQLModel, table=True):
     """PK(post_id, user_id): a member's first reaction is their answer."""
 
     __tablename__ = "daily_answer"
+    # A member's daily answers (`/me`) without reading every post's answers.
+    __table_args__ = (sa.Index("ix_daily_answer_user", "user_id", "post_id"),)
 
     post_id: int = Field(foreign_key="daily_post.id", primary_key=True, ondelete="CASCADE")
     user_id: int = Field(
