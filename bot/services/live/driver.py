@@ -107,13 +107,22 @@ class LiveDriver:
         if round_id in self._runners:
             self.wake(round_id)
             return True
+        return await self._drive(round_id)
+
+    async def _drive(self, round_id: int) -> bool:
+        """Take a round's lease and drive it; False when another process holds it or this
+        one is shutting down (a lease taken while `close` ran is released at once: `close`
+        releases only the rounds it saw)."""
         if self._closing or not await steps.claim(self.db, round_id, self.owner, self.lease):
+            return False
+        if self._closing:
+            await steps.release(self.db, round_id, self.owner)
             return False
         self._spawn(round_id)
         return True
 
     def _spawn(self, round_id: int) -> None:
-        if round_id not in self._runners and not self._closing:
+        if round_id not in self._runners:
             self._wakes[round_id] = asyncio.Event()
             self._runners[round_id] = asyncio.create_task(
                 self._run(round_id), name=f"live-round-{round_id}"
@@ -123,10 +132,9 @@ class LiveDriver:
         """Take the rounds nobody holds (this process's servers); send what is owed."""
         taken = 0
         for round_id, guild_id in await steps.claimable(self.db):
-            if round_id in self._runners or not self.owns_guild(guild_id) or self._closing:
+            if round_id in self._runners or not self.owns_guild(guild_id):
                 continue
-            if await steps.claim(self.db, round_id, self.owner, self.lease):
-                self._spawn(round_id)
+            if await self._drive(round_id):
                 taken += 1
         await self.outbox.pump(self.owns_guild)
         return taken
@@ -147,11 +155,15 @@ class LiveDriver:
         if self._closing:
             return
         self._closing = True
+        # The rounds held now, before anything is awaited: a round whose step ends
+        # meanwhile sees `_closing`, stops and leaves its release to this (listed after
+        # an await, it would be missed, and its lease would hold the round from the next
+        # process until it lapsed).
+        held = list(self._runners)
+        tasks = list(self._runners.values())
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
-        held = list(self._runners)
-        tasks = list(self._runners.values())
         for round_id in held:
             self.wake(round_id)
         if tasks:
