@@ -253,12 +253,11 @@ async def test_server_error_frees_the_day_for_a_retry(
 
 async def test_offline_reactions_are_recovered_once(
     daily: DailyService,
-    make_daily: Callable[[], Awaitable[DailyService]],
     jobs: DailyJobs,
     publisher: FakePublisher,
     clock: Clock,
     bank: QuizBank,
-    make_jobs: Callable[[DailyService], DailyJobs],
+    new_jobs: Callable[[], Awaitable[DailyJobs]],
 ) -> None:
     await configure(daily)
     await jobs.run_post_job(G1)
@@ -276,9 +275,9 @@ async def test_offline_reactions_are_recovered_once(
         (3, wrong),
     ]
     clock.now = T0 + timedelta(hours=5)
-    restarted = make_jobs(await make_daily())
+    restarted = await new_jobs()
     await restarted.start()
-    again = make_jobs(await make_daily())
+    again = await new_jobs()
     await again.start()
     assert await again.reactions.recover(post) == 0  # idempotent
 
@@ -332,11 +331,10 @@ async def test_a_process_schedules_only_the_guilds_of_its_shards(
 
 async def test_a_failed_reveal_is_kept_and_sent_once_later_also_after_a_restart(
     daily: DailyService,
-    make_daily: Callable[[], Awaitable[DailyService]],
     jobs: DailyJobs,
     publisher: FakePublisher,
     clock: Clock,
-    make_jobs: Callable[[DailyService], DailyJobs],
+    new_jobs: Callable[[], Awaitable[DailyJobs]],
 ) -> None:
     await configure(daily)
     await jobs.run_post_job(G1)
@@ -353,7 +351,7 @@ async def test_a_failed_reveal_is_kept_and_sent_once_later_also_after_a_restart(
 
     # The process dies; a new one on the same database sends what is owed, once.
     clock.now += timedelta(minutes=1)
-    restarted = make_jobs(await make_daily())
+    restarted = await new_jobs()
     await restarted.start()
     assert [s.day for s in publisher.reveals] == [DAY1]
     assert await jobs.run_outbox_job() == 0
@@ -364,14 +362,13 @@ async def test_a_failed_reveal_is_kept_and_sent_once_later_also_after_a_restart(
 
 async def test_two_processes_at_the_next_post_minute_reveal_once(
     daily: DailyService,
-    make_daily: Callable[[], Awaitable[DailyService]],
     jobs: DailyJobs,
     publisher: FakePublisher,
     clock: Clock,
-    make_jobs: Callable[[DailyService], DailyJobs],
+    new_jobs: Callable[[], Awaitable[DailyJobs]],
 ) -> None:
     await configure(daily)
-    other = make_jobs(await make_daily())
+    other = await new_jobs()
     await jobs.run_post_job(G1)
     clock.now = T0 + timedelta(days=1)
     await asyncio.gather(jobs.run_post_job(G1), other.run_post_job(G1))

@@ -18,7 +18,6 @@ from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.core.quizbank.generated import GeneratedQuestion, template_key
 from bot.core.schedule import local_day
 from bot.core.times import utcnow
-from testkit.standin import FakeMessage
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
 from tests.support.bot import StartBot
@@ -32,48 +31,22 @@ from tests.support.daily import (
     started,
     the_post,
 )
-from tests.support.generated import feed_pool
+from tests.support.generated import feed_pool, footer, gen_e2e_dir
 from tests.support.live import (
     answer_id,
     button_id,
-    lobby,
+    join,
+    open_round,
     positions,
     question,
-    quick,
+    quick_bot,
     reveal,
-    round_id_of,
     rows,
     scoreboard,
-    thread_of,
 )
 
 FP16 = template_key("fp16-round")
-QUIZ = """\
-id: gen-e2e
-title: {en: Generated, id: Buatan}
-description: {en: One written question and one template, id: Satu soal tertulis dan satu templat}
-questions:
-  - id: ge-01
-    prompt: {en: 'Written?', id: 'Tertulis?'}
-    choices: {en: [a, b, c], id: [a, b, c]}
-    answer: 1
-    explanation: {en: Because., id: Karena.}
-generated:
-  - id: ge-g1
-    template: fp16-round
-"""
 ORIGIN = re.compile(r"generated: fp16-round #(\d+)")
-
-
-def quiz_dir(tmp_path: Path) -> Path:
-    extra = tmp_path / "extra"
-    extra.mkdir(exist_ok=True)
-    (extra / "gen-e2e.yaml").write_text(QUIZ, encoding="utf-8")
-    return extra
-
-
-def footer(message: FakeMessage) -> str:
-    return str((message.embeds[0].get("footer") or {}).get("text", ""))
 
 
 async def test_a_generated_daily_post_is_graded_and_revealed_with_its_stored_instance(
@@ -81,7 +54,7 @@ async def test_a_generated_daily_post_is_graded_and_revealed_with_its_stored_ins
 ) -> None:
     fake = discord_fake
     bob, citra, _ = fake.users_list
-    extra = quiz_dir(tmp_path)
+    extra = gen_e2e_dir(tmp_path)
     zone, time = passed_today()
     async with start_bot(quiz_dirs=[extra]) as bot:
         jobs = await started(bot)
@@ -141,20 +114,17 @@ async def test_a_live_round_asks_a_generated_question_with_its_stored_instance(
 ) -> None:
     fake = discord_fake
     bob = fake.users_list[0]
-    async with start_bot(quiz_dirs=[quiz_dir(tmp_path)]) as bot:
-        quick(bot)
+    async with quick_bot(start_bot, quiz_dirs=[gen_e2e_dir(tmp_path)]) as bot:
         await feed_pool(bot.services.generated, ["fp16-round"])
-        await fake.slash(bob, "quiz live start", topic="gen-e2e", questions=2, seconds=30)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
+        live = await open_round(fake, bob, topic="gen-e2e", questions=2, seconds=30)
+        thread, round_id = live.thread, live.id
         info = await bot.services.live.info(round_id)
         assert sorted(info.question_ids) == sorted(["ge-01", FP16])
         number = info.question_ids.index(FP16) + 1
         [(stored,)] = [(v,) for v in info.instances.values()]
         instance = GeneratedQuestion.model_validate(stored)
-        await fake.click(hall, button_id(hall, "j"), bob)  # the questions wait for him
-        await fake.click(hall, button_id(hall, "s"), bob)
+        await join(fake, live, bob)  # the questions wait for him
+        await fake.click(live.hall, button_id(live.hall, "s"), bob)
         for current in (1, 2):
             asked = await question(fake, thread, current)
             right, _ = await positions(bot, round_id, current)

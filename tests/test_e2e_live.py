@@ -7,16 +7,15 @@ from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
+    answer_right,
     button_id,
-    lobby,
+    open_round,
     positions,
     question,
-    quick,
+    quick_bot,
     reveal,
-    round_id_of,
     rows,
     scoreboard,
-    thread_of,
 )
 
 
@@ -25,18 +24,13 @@ async def test_a_channel_plays_a_live_round_in_a_thread(
 ) -> None:
     fake = discord_fake
     bob, citra, _ = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        res = await fake.slash(
-            bob, "quiz live start", topic="gradient-accumulation", questions=2, seconds=30
-        )
-        opened = await res.wait_original()
-        thread = await thread_of(fake, fake.channel)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, bob, topic="gradient-accumulation", questions=2, seconds=30)
+        opened = await live.reply.wait_original()
+        thread, hall, round_id = live.thread, live.hall, live.id
         assert thread.type == 11 and thread.parent_id == fake.channel.id
         assert f"<#{thread.id}>" in opened.content and not opened.ephemeral
         assert thread.name.startswith("Live quiz: ")
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
 
         joined = await fake.click(hall, button_id(hall, "j"), citra)
         assert joined.ephemeral and joined.content.startswith("Anda ikut ronde ini")
@@ -77,9 +71,7 @@ async def test_a_channel_plays_a_live_round_in_a_thread(
         )
 
         second = await question(fake, thread, 2)
-        right2, _ = await positions(bot, round_id, 2)
-        await fake.click(second, answer_id(second, right2), citra)
-        await fake.click(second, answer_id(second, right2), bob)
+        await answer_right(fake, bot, live, second, 2, citra, bob)
         await reveal(fake, thread, 2)
         board = await scoreboard(fake, thread)
         text = board.text()

@@ -15,16 +15,19 @@ from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
+    answer_right,
     button_id,
     expire_question,
     lobby,
+    open_round,
     positions,
     question,
     quick,
+    quick_bot,
     reveal,
-    round_id_of,
     rows,
     scoreboard,
+    start,
     thread_of,
 )
 
@@ -42,15 +45,10 @@ async def test_forged_stale_and_foreign_buttons_get_a_clear_answer(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=1, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "j"), member)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=1, seconds=60)
+        thread, hall, round_id = live.thread, live.hall, live.id
+        first = await start(fake, live, host, member)
 
         fakes = forged(fake, thread, "lv:garbage", "lv:99999:1:0", f"lv:{round_id}:9:0")
         for custom_id in fakes.custom_ids():
@@ -62,8 +60,7 @@ async def test_forged_stale_and_foreign_buttons_get_a_clear_answer(
         assert "another live round" in reply.content
         assert await rows(bot.services.db, "SELECT count(*) FROM live_answer") == [(0,)]
 
-        right, _ = await positions(bot, round_id, 1)
-        await fake.click(first, answer_id(first, right), member)
+        right = await answer_right(fake, bot, live, first, 1, member)
         board = await scoreboard(fake, thread)
         # The round is over: its buttons still answer, and change nothing.
         stale = await fake.click(fake.message(first.id), answer_id(first, right), host, force=True)
@@ -84,8 +81,7 @@ async def test_without_thread_permission_the_round_plays_in_the_channel(
     host = fake.users_list[0]
     bot_role = fake.bot_role(fake.guild)
     fake.channel.overwrites[bot_role.id] = (0, CREATE_PUBLIC_THREADS, 0)
-    async with start_bot() as bot:
-        quick(bot)
+    async with quick_bot(start_bot):
         res = await fake.slash(host, "quiz live start", questions=1, seconds=10)
         opened = await res.wait_original()
         assert "may not create threads in this channel" in opened.content
@@ -131,17 +127,12 @@ async def test_a_deleted_thread_ends_the_round_and_keeps_the_scores(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=3, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
-        right, _ = await positions(bot, round_id, 1)
-        await fake.click(first, answer_id(first, right), member)
-        await expire_question(bot.services.db, round_id, 1)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=3, seconds=60)
+        thread = live.thread
+        first = await start(fake, live, host)
+        await answer_right(fake, bot, live, first, 1, member)
+        await expire_question(bot.services.db, live.id, 1)
         await reveal(fake, thread, 1)
         await question(fake, thread, 2)
 
@@ -159,17 +150,13 @@ async def test_a_deleted_question_message_ends_the_round(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=3, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
+    async with quick_bot(start_bot):
+        live = await open_round(fake, host, questions=3, seconds=60)
+        first = await start(fake, live, host)
         await fake.remove_message(first)
         # The next edit of its live count finds it gone.
         await fake.click(first, answer_id(first, 0), member, force=True)
-        board = await scoreboard(fake, thread)
+        board = await scoreboard(fake, live.thread)
         assert "the thread or a question was deleted" in board.text()
 
 
@@ -178,25 +165,17 @@ async def test_a_member_who_left_keeps_their_score_and_the_round_goes_on(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=2, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        for player in (host, member):
-            await fake.click(hall, button_id(hall, "j"), player)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
-        right, _ = await positions(bot, round_id, 1)
-        await fake.click(first, answer_id(first, right), member)
-        await fake.click(first, answer_id(first, right), host)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=2, seconds=60)
+        thread = live.thread
+        first = await start(fake, live, host, host, member)
+        await answer_right(fake, bot, live, first, 1, member, host)
         await reveal(fake, thread, 1)
         del fake.guild.members[member.id]  # left: presses no more
         second = await question(fake, thread, 2)
         await fake.click(second, answer_id(second, 0), host)
         # Not everyone who joined answered: the question waits for its deadline.
-        await expire_question(bot.services.db, round_id, 2)
+        await expire_question(bot.services.db, live.id, 2)
         board = await scoreboard(fake, thread)
         assert f"<@{member.id}>" in board.text()
 
@@ -206,16 +185,10 @@ async def test_a_permission_removed_mid_round_ends_it_and_says_why_in_the_channe
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=3, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "j"), member)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
-        right, _ = await positions(bot, round_id, 1)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=3, seconds=60)
+        first = await start(fake, live, host, member)
+        right, _ = await positions(bot, live.id, 1)
         # An admin takes Send Messages in Threads away before the reveal.
         bot_role = fake.bot_role(fake.guild)
         fake.channel.overwrites[bot_role.id] = (0, SEND_MESSAGES_IN_THREADS, 0)

@@ -9,18 +9,19 @@ from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
+    answer_right,
     button_id,
     execute,
     expire_question,
     lobby,
-    positions,
+    open_round,
     question,
-    quick,
+    quick_bot,
     reveal,
-    round_id_of,
     rows,
     rows_become,
     scoreboard,
+    start,
     thread_of,
 )
 
@@ -30,16 +31,11 @@ async def test_late_answers_skip_and_a_round_that_idles_out(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list  # member: a German client, answered in English
-    async with start_bot() as bot:
-        quick(bot)
+    async with quick_bot(start_bot) as bot:
         db = bot.services.db
-        await fake.slash(host, "quiz live start", questions=5, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "s"), host)
-
-        first = await question(fake, thread, 1)
+        live = await open_round(fake, host, questions=5, seconds=60)
+        thread, round_id = live.thread, live.id
+        first = await start(fake, live, host)
         # Time is up by the database's clock: a press now is late, whatever the member's.
         await expire_question(db, round_id, 1)
         late = await fake.click(first, answer_id(first, 0), member)
@@ -70,18 +66,11 @@ async def test_stop_ends_with_the_scoreboard_so_far(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list  # member: a German client, answered in English
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=3, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "j"), member)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
-        right, _ = await positions(bot, round_id, 1)
-        await fake.click(first, answer_id(first, right), host)
-        await fake.click(first, answer_id(first, right), member)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=3, seconds=60)
+        thread = live.thread
+        first = await start(fake, live, host, member)
+        right = await answer_right(fake, bot, live, first, 1, host, member)
         await reveal(fake, thread, 1)
         second = await question(fake, thread, 2)
         await fake.click(second, answer_id(second, right), host)
@@ -108,8 +97,7 @@ async def test_one_round_per_channel_and_a_cap_per_server(
     fake = discord_fake
     host = fake.users_list[0]
     third = fake.add_channel(fake.guild, "third")
-    async with start_bot(live_max_rounds_per_server=2) as bot:
-        quick(bot)
+    async with quick_bot(start_bot, live_max_rounds_per_server=2):
         await fake.slash(host, "quiz live start", channel=fake.channel)
         thread = await thread_of(fake, fake.channel)
         await lobby(fake, thread)
@@ -132,8 +120,7 @@ async def test_the_servers_language_for_rounds(
 ) -> None:
     fake = discord_fake
     host = fake.users_list[0]  # an English client
-    async with start_bot() as bot:
-        quick(bot)
+    async with quick_bot(start_bot) as bot:
         shown = (await fake.slash(host, "help")).text
         assert "`/quiz live start [topic] [questions] [seconds]`" in shown
         assert "`/quiz live stop`" in shown and "/quiz live language" not in shown
@@ -142,13 +129,10 @@ async def test_the_servers_language_for_rounds(
         assert refused.ephemeral and "Manage Server" in refused.content
         done = await fake.slash(fake.admin, "quiz live language", language="id")
         assert "Indonesian" in done.content
-        await fake.slash(host, "quiz live start", questions=1, seconds=10)
-        thread = await thread_of(fake, fake.channel)
-        assert thread.name.startswith("Kuis langsung: ")
-        hall = await lobby(fake, thread)
-        assert hall.embeds[0]["title"].startswith("🎯 Kuis langsung")
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
+        live = await open_round(fake, host, questions=1, seconds=10)
+        assert live.thread.name.startswith("Kuis langsung: ")
+        assert live.hall.embeds[0]["title"].startswith("🎯 Kuis langsung")
+        first = await start(fake, live, host)
         assert first.embeds[0]["title"] == "Soal 1/1"
         # Each member's own reply stays in their own language.
         reply = await fake.click(first, answer_id(first, 0), host)
@@ -162,14 +146,12 @@ async def test_the_lobby_starts_by_itself_after_its_minute(
 ) -> None:
     fake = discord_fake
     host = fake.users_list[0]
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=1, seconds=10)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=1, seconds=10)
+        thread, hall = live.thread, live.hall
         assert "<t:" in hall.text()  # when it starts by itself, in each member's time zone
         await rows_become(bot.services.db, "SELECT status FROM live_round", [("lobby",)])
-        row = await live_rows.get(bot.services.db, round_id_of(hall))
+        row = await live_rows.get(bot.services.db, live.id)
         assert row is not None and row.next_at is not None
         assert 59 <= (row.next_at - row.created_at).total_seconds() <= 61
         # The minute passes (by the database's clock): nobody pressed Start.

@@ -16,20 +16,19 @@ from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
-    button_id,
     execute,
     expire_question,
     has_button,
-    lobby,
+    join,
+    open_round,
     positions,
     question,
-    quick,
+    quick_bot,
     reveal,
-    round_id_of,
     rows,
     rows_become,
     scoreboard,
-    thread_of,
+    start,
 )
 
 
@@ -53,24 +52,17 @@ async def test_a_restart_keeps_the_open_questions_deadline_and_its_answers(
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=2, seconds=120)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        for player in (host, member):
-            await fake.click(hall, button_id(hall, "j"), player)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
-        right, wrong = await positions(bot, round_id, 1)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=2, seconds=120)
+        thread = live.thread
+        first = await start(fake, live, host, host, member)
+        right, wrong = await positions(bot, live.id, 1)
         await fake.click(first, answer_id(first, wrong), member)
         deadline = await rows(
             bot.services.db, "SELECT closes_at FROM live_question WHERE number = 1"
         )
     # Stopped (a deploy): the round's lease is released; the next process takes it at once.
-    async with start_bot() as bot:
-        quick(bot)
+    async with quick_bot(start_bot) as bot:
         again = await fake.click(first, answer_id(first, right), member)
         assert "first answer counts" in again.content  # the answer survived, unchanged
         assert (
@@ -96,14 +88,10 @@ async def test_a_deadline_passed_while_down_is_revealed_once_then_the_next_follo
 ) -> None:
     fake = discord_fake
     host, _, member = fake.users_list
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=2, seconds=60)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=2, seconds=60)
+        thread, round_id = live.thread, live.id
+        first = await start(fake, live, host)
         await fake.click(first, answer_id(first, 0), member)
         await expire_question(bot.services.db, round_id, 1)
         await reveal(fake, thread, 1)
@@ -121,8 +109,7 @@ async def test_a_deadline_passed_while_down_is_revealed_once_then_the_next_follo
         )
     finally:
         await db.close()
-    async with start_bot() as bot:
-        quick(bot)
+    async with quick_bot(start_bot) as bot:
         await reveal(fake, thread, 2)
         await scoreboard(fake, thread)
         assert len(reveals_posted(fake, thread, 1)) == 1
@@ -140,20 +127,16 @@ async def test_a_killed_process_round_is_taken_over_once_its_lease_lapses(
     fake = discord_fake
     host, _, member = fake.users_list
     async with start_bot() as bot:  # registers the commands; opens the round
-        await fake.slash(host, "quiz live start", questions=2, seconds=120)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        for player in (host, member):
-            await fake.click(hall, button_id(hall, "j"), player)
-        right, _ = await positions(bot, round_id, 1)
+        live = await open_round(fake, host, questions=2, seconds=120)
+        thread = live.thread
+        await join(fake, live, host, member)
+        right, _ = await positions(bot, live.id, 1)
     env = bot_env(fake.env(), db_url)
     first = await BotProcess(env, tmp_path / "bot1.log").start()
     try:
         await first.wait_started(30)
         await fake.wait_connected(30)
-        await fake.click(hall, button_id(hall, "s"), host)
-        q1 = await question(fake, thread, 1)
+        q1 = await start(fake, live, host)
         await fake.click(q1, answer_id(q1, right), member)
         await first.kill()  # mid-question, holding the round's lease
     finally:

@@ -18,9 +18,10 @@ from bot.services.demo_runner import DemoRunner
 from bot.services.generated import InstancePool
 from experiments.catalog import ParamError
 from experiments.generators import generate
-from testkit.standin.models import FakeMessage, FakeUser
+from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
+from tests.support.generated import footer, gen_e2e_dir
 from tests.support.quiz import button, letters
 
 pytestmark = pytest.mark.slow
@@ -55,26 +56,7 @@ async def test_the_pool_on_a_real_worker_survives_a_kill() -> None:
         await pool.close()
 
 
-def footer(message: FakeMessage) -> str:
-    return str((message.embeds[0].get("footer") or {}).get("text", ""))
-
-
 SEED = re.compile(r"generated: fp16-round #(\d+)$")
-
-QUIZ = """\
-id: gen-e2e
-title: {en: Generated, id: Buatan}
-description: {en: One written question and one template, id: Satu soal tertulis dan satu templat}
-questions:
-  - id: ge-01
-    prompt: {en: 'Written?', id: 'Tertulis?'}
-    choices: {en: [a, b, c], id: [a, b, c]}
-    answer: 1
-    explanation: {en: Because., id: Karena.}
-generated:
-  - id: ge-g1
-    template: fp16-round
-"""
 
 
 async def answer_all(
@@ -110,9 +92,7 @@ async def test_quiz_and_review_ask_generated_questions(
 ) -> None:
     fake = discord_fake
     member = fake.users_list[0]
-    extra = tmp_path / "extra"
-    extra.mkdir()
-    (extra / "gen-e2e.yaml").write_text(QUIZ, encoding="utf-8")
+    extra = gen_e2e_dir(tmp_path)
     async with start_bot(demo_worker=True, quiz_dirs=[extra], generated_pool_size=2) as bot:
         await asyncio.wait_for(bot.services.generated.full(["fp16-round"]), 180)
         res = await fake.slash(member, "quiz start", topic="gen-e2e")

@@ -65,6 +65,28 @@ async def answer_all(live: LiveRounds, round_id: int, number: int, users: list[i
         assert answered.recorded.outcome.value == "counted"
 
 
+async def first_answered(
+    open_db: Callable[[], Awaitable[Database]],
+    bank: QuizBank,
+    clock: Clock,
+    broken_reveals: int = 0,
+    unanswered_reveals: int = 0,
+) -> tuple[LiveRounds, LiveDriver, RecordingPublisher]:
+    """One process (its outbox on `clock`) whose Discord breaks or loses the answer of the
+    next reveals as `RecordingPublisher` says; a round of two questions, taken by its
+    driver, that member 201 joined: question 1 is asked and answered (its reveal due)."""
+    live, driver, publisher = await process(open_db, bank, clock=clock)
+    publisher.broken_reveals = broken_reveals
+    publisher.unanswered_reveals = unanswered_reveals
+    round_id = await open_round(live, questions=2)
+    await driver.sweep()
+    await live.join(round_id, 201, THREAD)
+    await live.start_now(round_id, HOST, False, THREAD)
+    await until(lambda: publisher.of("question"), "question 1")
+    await answer_all(live, round_id, 1, [201])
+    return live, driver, publisher
+
+
 def die(driver: LiveDriver) -> None:
     """The process is gone (kill -9): its tasks stop; its lease is never released."""
     driver._closing = True
@@ -125,14 +147,7 @@ async def test_a_reveal_discord_did_not_take_holds_the_next_question(
     # The outbox's clock (the process's): a little ahead of the database's, which dates
     # what is owed, so the first try is due at once; moved by hand for the retry.
     clock = Clock(datetime.now(UTC) + timedelta(seconds=2))
-    live, driver, publisher = await process(open_db, bank, clock=clock)
-    publisher.broken_reveals = 1
-    round_id = await open_round(live, questions=2)
-    await driver.sweep()
-    await live.join(round_id, 201, THREAD)
-    await live.start_now(round_id, HOST, False, THREAD)
-    await until(lambda: publisher.of("question"), "question 1")
-    await answer_all(live, round_id, 1, [201])
+    live, driver, publisher = await first_answered(open_db, bank, clock, broken_reveals=1)
     await until(lambda: publisher.broken_reveals == 0, "the failed reveal")
     sql = "SELECT attempts, delivered_at FROM outbox WHERE kind = 'live-reveal'"
     while (pending := [tuple(p) for p in await rows(live.db, sql)]) != [(1, None)]:
@@ -155,14 +170,7 @@ async def test_a_reveal_discord_took_without_answering_is_found_not_sent_again(
     # retry (after the nonce window, as far as the publisher knows) looks in the thread
     # for the bot's reply to the question first, records it, and sends nothing.
     clock = Clock(datetime.now(UTC) + timedelta(seconds=2))
-    live, driver, publisher = await process(open_db, bank, clock=clock)
-    publisher.unanswered_reveals = 1
-    round_id = await open_round(live, questions=2)
-    await driver.sweep()
-    await live.join(round_id, 201, THREAD)
-    await live.start_now(round_id, HOST, False, THREAD)
-    await until(lambda: publisher.of("question"), "question 1")
-    await answer_all(live, round_id, 1, [201])
+    live, driver, publisher = await first_answered(open_db, bank, clock, unanswered_reveals=1)
     await until(lambda: publisher.unanswered_reveals == 0, "the reveal without an answer")
     sql = "SELECT attempts FROM outbox WHERE kind = 'live-reveal' AND unsure_since IS NOT NULL"
     await rows_become(live.db, sql, [(1,)])

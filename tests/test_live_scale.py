@@ -13,14 +13,11 @@ from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
-    button_id,
-    lobby,
-    question,
-    quick,
+    open_round,
+    quick_bot,
     reveal,
-    round_id_of,
     rows,
-    thread_of,
+    start,
 )
 
 MEMBERS = 200
@@ -46,15 +43,10 @@ async def test_200_members_pressing_at_once_are_each_counted_once(
     fake.limit_message_edits(5, 5.0)  # as Discord: edits per channel
     host = fake.users_list[0]
     players = members(fake, MEMBERS)
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=2, seconds=120)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        round_id = round_id_of(hall)
-        await fake.click(hall, button_id(hall, "j"), host)  # the question waits for them
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
+    async with quick_bot(start_bot) as bot:
+        live = await open_round(fake, host, questions=2, seconds=120)
+        thread, round_id = live.thread, live.id
+        first = await start(fake, live, host, host)  # the question waits for them
         n_choices = sum(1 for c in first.custom_ids() if re.fullmatch(r"lv:\d+:1:\d", c))
         chosen = {p.id: i % n_choices for i, p in enumerate(players)}
         presses = [(first, answer_id(first, chosen[p.id]), p) for p in players]
@@ -102,15 +94,11 @@ async def test_a_429_on_the_live_count_is_waited_out_and_the_count_is_kept(
     fake = discord_fake
     host = fake.users_list[0]
     players = members(fake, 30)
-    async with start_bot() as bot:
-        quick(bot)
-        await fake.slash(host, "quiz live start", questions=1, seconds=120)
-        thread = await thread_of(fake, fake.channel)
-        hall = await lobby(fake, thread)
-        for player in players:  # all joined: the question waits for the last of them
-            await fake.click(hall, button_id(hall, "j"), player)
-        await fake.click(hall, button_id(hall, "s"), host)
-        first = await question(fake, thread, 1)
+    async with quick_bot(start_bot):
+        live = await open_round(fake, host, questions=1, seconds=120)
+        thread = live.thread
+        # All joined: the question waits for the last of them.
+        first = await start(fake, live, host, *players)
         limited = fake.rate_limit(
             "PATCH", rf"^/channels/{thread.id}/messages/{first.id}$", times=2, retry_after=1.0
         )

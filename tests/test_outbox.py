@@ -26,11 +26,10 @@ def finds(publisher: FakePublisher) -> list[object]:
 
 async def test_a_reveal_taken_by_discord_before_a_crash_is_found_not_sent_again(
     daily: DailyService,
-    make_daily: Callable[[], Awaitable[DailyService]],
     jobs: DailyJobs,
     publisher: FakePublisher,
     clock: Clock,
-    make_jobs: Callable[[DailyService], DailyJobs],
+    new_jobs: Callable[[], Awaitable[DailyJobs]],
 ) -> None:
     await configure(daily)
     await jobs.run_post_job(G1)
@@ -61,7 +60,7 @@ async def test_a_reveal_taken_by_discord_before_a_crash_is_found_not_sent_again(
 
     # A new process, long after the nonce window: it looks first and finds the copy.
     clock.now += LATE
-    restarted = make_jobs(await make_daily())
+    restarted = await new_jobs()
     assert await restarted.run_outbox_job() == 1
     assert len(publisher.reveals) == 1
     assert finds(publisher) == [("find_reveal", post.message_id)]
@@ -116,11 +115,10 @@ async def test_a_send_that_never_reached_discord_is_looked_for_then_sent_once(
 
 async def test_an_admins_retry_sends_an_owed_reveal_now_and_only_once(
     daily: DailyService,
-    make_daily: Callable[[], Awaitable[DailyService]],
     jobs: DailyJobs,
     publisher: FakePublisher,
     clock: Clock,
-    make_jobs: Callable[[DailyService], DailyJobs],
+    new_jobs: Callable[[], Awaitable[DailyJobs]],
 ) -> None:
     await configure(daily)
     await jobs.run_post_job(G1)
@@ -135,7 +133,7 @@ async def test_an_admins_retry_sends_an_owed_reveal_now_and_only_once(
     (owed,) = await jobs.outbox.pending(G1)
     assert owed.attempts == 3
     assert owed.id is not None
-    other = make_jobs(await make_daily())
+    other = await new_jobs()
     first, second = await asyncio.gather(
         jobs.outbox.retry_now(owed.id), other.outbox.retry_now(owed.id)
     )

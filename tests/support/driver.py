@@ -167,6 +167,20 @@ async def jobs(daily: DailyService, make_jobs: Callable[[DailyService], DailyJob
     return make_jobs(daily)
 
 
+@pytest.fixture
+def new_jobs(
+    make_daily: Callable[[], Awaitable[DailyService]],
+    make_jobs: Callable[[DailyService], DailyJobs],
+) -> Callable[[], Awaitable[DailyJobs]]:
+    """The driver of a new "process" on the test's database, with its own service and
+    connection: a restart, or a second process running at the same time."""
+
+    async def make() -> DailyJobs:
+        return make_jobs(await make_daily())
+
+    return make
+
+
 async def configure(daily: DailyService, guild_id: int = G1, **kw: Any) -> GuildDailyConfig:
     values: dict[str, Any] = {
         "channel_id": CH1 if guild_id == G1 else CH2,

@@ -1,4 +1,5 @@
-"""Generated questions in tests: a quiz that names templates, and the pool's worker side.
+"""Generated questions in tests: a quiz that names templates (parsed, or as a quiz folder
+for a bot), the footer that names a shown instance, and the pool's worker side.
 
 `Maker` stands in for the demo worker's `generate_batch`: it makes real instances with
 torch in the test's process (the same `experiments.generators.generate`), counts the
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from bot.core.quizbank import Quiz, parse_quiz
@@ -18,6 +20,22 @@ from bot.services.generated import InstancePool
 from experiments.generators import Instance, TemplateInfo, generate_batch
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
+from testkit.standin import FakeMessage
+
+GEN_E2E_QUIZ = """\
+id: gen-e2e
+title: {en: Generated, id: Buatan}
+description: {en: One written question and one template, id: Satu soal tertulis dan satu templat}
+questions:
+  - id: ge-01
+    prompt: {en: 'Written?', id: 'Tertulis?'}
+    choices: {en: [a, b, c], id: [a, b, c]}
+    answer: 1
+    explanation: {en: Because., id: Karena.}
+generated:
+  - id: ge-g1
+    template: fp16-round
+"""
 
 
 def quiz_with_templates(
@@ -43,6 +61,21 @@ def quiz_with_templates(
     for index, name in enumerate(templates, start=1):
         lines += [f"  - id: {prefix}-g{index}", f"    template: {name}"]
     return parse_quiz("\n".join(lines) + "\n")
+
+
+def gen_e2e_dir(tmp_path: Path) -> Path:
+    """A quiz folder for a bot (`quiz_dirs`) holding `gen-e2e`: the written question
+    `ge-01` and the template fp16-round."""
+    extra = tmp_path / "extra"
+    extra.mkdir(exist_ok=True)
+    (extra / "gen-e2e.yaml").write_text(GEN_E2E_QUIZ, encoding="utf-8")
+    return extra
+
+
+def footer(message: FakeMessage) -> str:
+    """The footer of the message's first embed (a generated question names its template
+    and seed there)."""
+    return str((message.embeds[0].get("footer") or {}).get("text", ""))
 
 
 class Maker:

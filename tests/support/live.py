@@ -1,10 +1,14 @@
-"""Live rounds in end-to-end tests: the round's thread and messages, which button is
-right, the driver of a bot, and moving a question's deadline by the database's clock."""
+"""Live rounds in end-to-end tests: opening, joining and starting a round, the round's
+thread and messages, which button is right, the driver of a bot, and moving a question's
+deadline by the database's clock."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -13,8 +17,10 @@ from sqlalchemy import text
 from bot.discord.client import QuizTutorBot
 from bot.services.live import LiveDriver
 from bot.storage import Database
-from testkit.standin.models import FakeChannel, FakeMessage
+from testkit.standin.driver import InteractionResult
+from testkit.standin.models import FakeChannel, FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
+from tests.support.bot import StartBot
 
 QUICK_PAUSE = timedelta(seconds=0.2)
 
@@ -30,6 +36,14 @@ def quick(bot: QuizTutorBot) -> LiveDriver:
     driver = driver_of(bot)
     driver.pause = QUICK_PAUSE
     return driver
+
+
+@contextlib.asynccontextmanager
+async def quick_bot(start_bot: StartBot, **overrides: Any) -> AsyncIterator[QuizTutorBot]:
+    """`start_bot(**overrides)`, its driver made `quick` before the test acts."""
+    async with start_bot(**overrides) as bot:
+        quick(bot)
+        yield bot
 
 
 async def thread_of(fake: FakeDiscord, channel: FakeChannel, index: int = 0) -> FakeChannel:
@@ -83,6 +97,41 @@ def button_id(message: FakeMessage, suffix: str) -> str:
     return next(c for c in message.custom_ids() if re.fullmatch(rf"lv:\d+:{suffix}", c))
 
 
+@dataclass(frozen=True)
+class OpenRound:
+    """A round opened by `/quiz live start` in the stand-in's channel: the command's
+    reply, the round's thread, its lobby message and its id."""
+
+    reply: InteractionResult
+    thread: FakeChannel
+    hall: FakeMessage
+    id: int
+
+
+async def open_round(fake: FakeDiscord, host: FakeUser, **options: Any) -> OpenRound:
+    """`host` runs `/quiz live start` (with `options`) in the channel; once its thread and
+    lobby are posted."""
+    reply = await fake.slash(host, "quiz live start", **options)
+    thread = await thread_of(fake, fake.channel)
+    hall = await lobby(fake, thread)
+    return OpenRound(reply, thread, hall, round_id_of(hall))
+
+
+async def join(fake: FakeDiscord, live: OpenRound, *players: FakeUser) -> None:
+    """Each of `players`, in order, presses the lobby's Join."""
+    for player in players:
+        await fake.click(live.hall, button_id(live.hall, "j"), player)
+
+
+async def start(
+    fake: FakeDiscord, live: OpenRound, host: FakeUser, *players: FakeUser
+) -> FakeMessage:
+    """`players` join, then `host` presses Start: question 1, once posted in the thread."""
+    await join(fake, live, *players)
+    await fake.click(live.hall, button_id(live.hall, "s"), host)
+    return await question(fake, live.thread, 1)
+
+
 async def positions(bot: QuizTutorBot, round_id: int, number: int) -> tuple[int, int]:
     """(the right display position, a wrong one) of question `number` of a round."""
     info = await bot.services.live.info(round_id)
@@ -90,6 +139,22 @@ async def positions(bot: QuizTutorBot, round_id: int, number: int) -> tuple[int,
     order = info.choice_orders[number - 1]
     right = order.index(question_.answer)
     return right, (right + 1) % len(order)
+
+
+async def answer_right(
+    fake: FakeDiscord,
+    bot: QuizTutorBot,
+    live: OpenRound,
+    asked: FakeMessage,
+    number: int,
+    *players: FakeUser,
+) -> int:
+    """Each of `players`, in order, presses question `number`'s right answer (on `asked`,
+    its message); the right display position."""
+    right, _ = await positions(bot, live.id, number)
+    for player in players:
+        await fake.click(asked, answer_id(asked, right), player)
+    return right
 
 
 async def expire_question(db: Database, round_id: int, number: int) -> None:
