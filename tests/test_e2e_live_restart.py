@@ -11,7 +11,6 @@ import pytest
 
 from bot.storage import Database
 from testkit.processes import BotProcess, bot_env
-from testkit.standin.models import FakeChannel, FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
@@ -19,33 +18,19 @@ from tests.support.live import (
     button_id,
     execute,
     expire_question,
-    has_button,
     lobby,
     positions,
     question,
+    questions_posted,
     quick,
     reveal,
+    reveals_posted,
     round_id_of,
     rows,
     rows_become,
     scoreboard,
     thread_of,
 )
-
-
-def questions_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
-    return [m for m in fake.messages(thread) if has_button(m, f"{number}:0")]
-
-
-def reveals_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
-    return [
-        m
-        for m in fake.messages(thread)
-        if any(
-            e.get("title", "").startswith(f"Question {number}/") and "answer is" in e["title"]
-            for e in m.embeds
-        )
-    ]
 
 
 async def test_a_restart_keeps_the_open_questions_deadline_and_its_answers(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -71,12 +72,19 @@ class LiveAnswerWriter:
         choice: int,
         correct: bool,
         seconds: int,
+        arrived: float | None = None,
     ) -> asyncio.Future[Recorded]:
+        """`arrived`: when the press came, by `time.monotonic()` (default: now); it is
+        judged at that moment by the database's clock however late it is written (a
+        database away for a while)."""
         if self._task is None or self._closing:
             raise WriterClosed("the live answer writer is not running")
         future: asyncio.Future[Recorded] = asyncio.get_running_loop().create_future()
+        moment = time.monotonic() if arrived is None else arrived
         self._queue.put_nowait(
-            LivePending(round_id, number, user_id, position, choice, correct, seconds, future)
+            LivePending(
+                round_id, number, user_id, position, choice, correct, seconds, future, moment
+            )
         )
         return future
 
