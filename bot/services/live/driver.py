@@ -204,9 +204,8 @@ class LiveDriver:
                 log_failure(log, "releasing a live round", exc, round_id=round_id)
 
     async def _renew(self, round_id: int) -> bool | None:
-        """Renew the round's lease: False when another process holds it; None when the
-        database did not answer (the next look tries again; the round's own steps wait
-        for the database meanwhile, and a lapsed lease is taken back if nobody took it)."""
+        """Renew the lease: False when another process holds it; None when the database
+        did not answer (tried again at the next look; a lapsed lease is taken back)."""
         try:
             return await steps.claim(self.db, round_id, self.owner, self.lease)
         except Exception as exc:
@@ -250,9 +249,7 @@ class LiveDriver:
             await self._post(row, current)
         elif step is Step.CLOSE:
             number = row.position + 1
-            # Presses this process took before the deadline are written first (held in
-            # the writer while the database was away, they keep their moment).
-            await self.rounds.writer.flush()
+            await self.rounds.writer.flush()  # presses held (a database away) count first
             await retry_transient(
                 lambda: steps.close_question(self.db, round_id, number, self.pause),
                 "closing a live question",
