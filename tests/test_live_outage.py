@@ -16,7 +16,7 @@ from sqlalchemy.exc import OperationalError
 
 from bot.core.quizbank import QuizBank
 from bot.services.live import LiveRounds, Outcome
-from bot.storage import Database
+from bot.storage import Database, live_answers
 from bot.storage import live as live_rows
 from bot.storage import live_steps as steps
 from bot.storage.models import LiveQuestion
@@ -73,6 +73,38 @@ async def test_a_press_written_late_is_judged_and_scored_at_its_moment(
     # 4 s after the question opened, plus however long the write itself took here.
     assert user == 201 and 4000 <= ms < 8000, ms
     assert points == round(1000 * (1 - ms / 1000 / (2 * SECONDS)))
+
+
+async def test_presses_the_writer_cannot_write_fail_without_a_traceback_and_it_goes_on(
+    db: Database, bank: QuizBank, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The database stays away past the writer's tries: each press of the batch fails
+    (the member is asked to try again), the outage is noted once, and the writer takes
+    the next press once the database is back."""
+    monkeypatch.setattr("bot.storage.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
+    monkeypatch.setattr(outage, "since", None)
+    caplog.set_level(logging.DEBUG, logger="quiztutor.storage")
+    live = LiveRounds(db, bank)
+    await live.start()
+    try:
+        round_id = await open_question(live)
+        write_batch = live_answers.write_batch
+
+        def away(*args: object) -> object:
+            raise OperationalError("INSERT INTO live_answer ...", {}, ConnectionRefusedError(111))
+
+        monkeypatch.setattr(live_answers, "write_batch", away)
+        with pytest.raises(OperationalError):
+            await live.writer.submit(round_id, 1, 201, 0, 0, True, SECONDS)
+        monkeypatch.setattr(live_answers, "write_batch", write_batch)
+        again = await live.writer.submit(round_id, 1, 201, 1, 1, False, SECONDS)
+    finally:
+        await live.close()
+    assert (again.outcome, again.position) == (Outcome.COUNTED, 1)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert sum("transient database error" in w for w in warnings) == 1, warnings
+    assert sum("available again" in w for w in warnings) == 1, warnings
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
 
 
 async def test_a_press_the_database_holds_up_is_deferred_then_answered(

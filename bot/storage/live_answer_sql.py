@@ -6,10 +6,10 @@ Per question in the batch: take the question's row first (`UPDATE ... RETURNING`
 PostgreSQL's row lock, SQLite's write lock), so a concurrent close either sees these
 answers or this batch sees the question closed; read the database's clock and refuse
 what was pressed after the deadline (a press's moment by that clock: now less the time
-it waited in this process, measured on the process's monotonic clock, so a press held
-through a database outage keeps its moment and its points); insert the answers with `ON CONFLICT DO NOTHING
-RETURNING` (a member's first answer counts, whichever process or batch it came
-through); raise the question's count and add the players (answering also joins). The
+it waited in this process, on the process's monotonic clock, so a press held through a
+database outage keeps its moment and its points); insert the answers with `ON CONFLICT
+DO NOTHING RETURNING` (a member's first answer counts, whichever process or batch it
+came through); raise the question's count and add the players (answering also joins). The
 statements are SQLAlchemy Core, built once per dialect; the rows go as executemany,
 which SQLAlchemy sends as multi-row INSERTs compiled once ("insertmanyvalues").
 """

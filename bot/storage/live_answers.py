@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection
 
 from bot.storage.database import Database
 from bot.storage.live_answer_sql import LivePending, Outcome, Recorded, write_batch
-from bot.storage.retry import retry_transient
+from bot.storage.retry import log_failure, retry_transient
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,9 @@ class LiveAnswerWriter:
                 lambda: self._transaction(batch), "writing live answers"
             )
         except Exception as exc:  # one bad batch must not kill the writer
-            log.exception("writing %d live answers failed", len(batch))
+            # (a database away for longer than the tries: noted once for the outage; each
+            # press is answered "try again")
+            log_failure(log, f"writing {len(batch)} live answers", exc)
             for pending in batch:
                 if not pending.future.done():
                     pending.future.set_exception(exc)
