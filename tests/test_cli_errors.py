@@ -171,7 +171,8 @@ def test_broken_quiz_folder_names_each_file_first(tmp_path: Path, command: str) 
 
 def test_validate_checks_what_the_bot_loads(tmp_path: Path) -> None:
     broken_folder(tmp_path)
-    result = cli(tmp_path, "validate", QUIZ_DIRS='["extra"]')
+    # The files only (--seeds 0): the templates have their own tests.
+    result = cli(tmp_path, "validate", "--seeds", "0", QUIZ_DIRS='["extra"]')
     assert result.returncode == 1
     assert "extra/a.yaml:3: not valid YAML" in result.stdout
     assert "extra/b.yaml:1: title: required field is missing" in result.stdout
@@ -184,7 +185,7 @@ def test_validate_checks_what_the_bot_loads(tmp_path: Path) -> None:
         QUIZ.replace("id: mixed-precision", "id: team-quiz", 1).replace("id: mp-", "id: team-"),
         encoding="utf-8",
     )
-    result = cli(tmp_path, "validate", QUIZ_DIRS='["good"]')
+    result = cli(tmp_path, "validate", "--seeds", "0", QUIZ_DIRS='["good"]')
     assert result.returncode == 0, result.stdout + result.stderr
     shipped = len(load_bank().quizzes)
     assert f"OK: {shipped + 1} quiz(zes)" in result.stdout and "good" in result.stdout
@@ -206,10 +207,10 @@ def test_validate_checks_what_the_bot_loads(tmp_path: Path) -> None:
 
 def test_an_empty_quiz_folder_is_a_warning(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
-    result = cli(tmp_path, "validate", QUIZ_DIRS='["empty"]')
+    result = cli(tmp_path, "validate", "--seeds", "0", QUIZ_DIRS='["empty"]')
     assert result.returncode == 0
     assert "warning: empty: no quiz files (*.yaml) in this folder" in result.stderr
-    result = cli(tmp_path, "validate", "empty")
+    result = cli(tmp_path, "validate", "--seeds", "0", "empty")
     assert result.returncode == 0 and "warning: empty" in result.stderr
 
 

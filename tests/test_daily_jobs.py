@@ -16,7 +16,7 @@ from apscheduler.triggers.date import DateTrigger
 from sqlmodel import select
 
 from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import AnswerStatus
+from bot.core.daily.types import AnswerStatus, shown_position
 from bot.core.errors import StopReason
 from bot.core.quizbank import QuizBank
 from bot.core.schedule import next_post_at
@@ -37,8 +37,10 @@ from tests.support.driver import (
 
 
 def right_and_wrong(bank: QuizBank, post: DailyPost) -> tuple[int, int]:
+    """The right and a wrong choice as shown on the post (its choices are shuffled)."""
     answer = bank.question(post.question_id).answer
-    return answer, (answer + 1) % 3
+    right = shown_position(post.choice_order, answer)
+    return right, (right + 1) % 3
 
 
 async def test_one_cron_job_per_guild_in_its_zone(
@@ -138,7 +140,11 @@ async def test_post_claim_grade_and_reveal(
     await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
     [summary] = publisher.reveals
     assert (summary.answered, summary.correct) == (2, 1)
-    assert summary.distribution[right] == 1 and summary.distribution[wrong] == 1
+    # The distribution is kept per choice as written in the file.
+    order = post.choice_order
+    assert order is not None and sorted(order) == [0, 1, 2]
+    assert summary.distribution[order[right]] == 1 and summary.distribution[order[wrong]] == 1
+    assert summary.correct_choice == order[right]
     assert jobs.scheduler.get_job(reveal_job_id(post.id)) is None  # type: ignore[arg-type]
     await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
     assert len(publisher.reveals) == 1  # revealed once
@@ -278,7 +284,14 @@ async def test_offline_reactions_are_recovered_once(
 
     async with daily.db.session() as session:
         rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post.id))).all()
-    assert {(a.user_id, a.choice) for a in rows} == {(1, right), (2, right)}
+    # Read back by shown letter, stored as the choice as written (the post's order).
+    assert post.choice_order is not None
+    written = post.choice_order[right]
+    assert written == bank.question(post.question_id).answer
+    assert {(a.user_id, a.choice, a.correct) for a in rows} == {
+        (1, written, True),
+        (2, written, True),
+    }
     # The restarted process re-created the reveal job of the open post.
     assert restarted.scheduler is not None
     assert restarted.scheduler.get_job(reveal_job_id(post.id)) is not None  # type: ignore[arg-type]
@@ -373,12 +386,12 @@ async def test_answer_reactions_are_owed_with_the_post_and_retried(
     real = publisher.add_reactions
     failures = 0
 
-    async def flaky(channel_id: int, message_id: int, question_id: str) -> None:
+    async def flaky(channel_id: int, message_id: int, n_choices: int) -> None:
         nonlocal failures
         if failures == 0:
             failures += 1
             raise RuntimeError("502 Bad Gateway")
-        await real(channel_id, message_id, question_id)
+        await real(channel_id, message_id, n_choices)
 
     publisher.add_reactions = flaky  # type: ignore[method-assign]
     await jobs.run_post_job(G1)

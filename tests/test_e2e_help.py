@@ -31,7 +31,7 @@ async def test_help_shows_members_their_commands_and_admins_theirs_too(
         assert "For admins (Manage Server)" in text
         assert (
             "`/daily setup channel time timezone [topic] [reveal_after] [language] [repeat_after]"
-            " [retention]`" in text
+            " [retention] [discussion] [answers]`" in text
         )
         assert "`/quizadmin add file [language]`" in text and "`/daily status`" in text
         # The admin part comes after the members' part.

@@ -1,6 +1,8 @@
 """The live round driver without Discord (a recording publisher): two drivers on one
 database never both run a round, and one takes over when the other dies; a reveal
-Discord did not take holds the next question until the outbox has delivered it."""
+Discord did not take holds the next question until the outbox has delivered it; a
+driver that stops releases every round it held, even one whose step ended while it
+was stopping."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import pytest
 
 from bot.core.quizbank import QuizBank
 from bot.services.live import LiveDriver, LiveRounds
@@ -170,3 +174,54 @@ async def test_a_reveal_discord_took_without_answering_is_found_not_sent_again(
     assert [r[0] for r in await rows(live.db, sql)] == list(publisher.replies.values())
     await driver.close()
     await live.close()
+
+
+class HeldPublisher(RecordingPublisher):
+    """Discord slow to take a question's message: `post_question` waits for `gate`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sending = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def post_question(self, view: Any, nonce: str) -> int:
+        self.sending.set()
+        await self.gate.wait()
+        return await super().post_question(view, nonce)
+
+
+async def test_a_round_whose_step_ends_while_its_driver_stops_is_released_at_once(
+    open_db: Callable[[], Awaitable[Database]], bank: QuizBank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publisher = HeldPublisher()
+    live, driver, _ = await process(open_db, bank, publisher)
+    round_id = await open_round(live)
+    await live.start_now(round_id, HOST, False, THREAD)
+    assert await driver.take(round_id)
+    await asyncio.wait_for(publisher.sending.wait(), WAIT_S)  # in a step: question 1 going out
+    sweeping = asyncio.Event()
+
+    async def slow_to_stop() -> int:
+        # The sweeper is busy when the process stops (a query being cancelled, a message
+        # being sent): the round's step ends, and its runner stops, before it has stopped.
+        sweeping.set()
+        try:
+            await asyncio.Event().wait()  # until cancelled
+        finally:
+            publisher.gate.set()
+            await until(lambda: round_id not in driver.running, "the round's runner to stop")
+        return 0
+
+    monkeypatch.setattr(driver, "sweep", slow_to_stop)
+    await driver.start()
+    await asyncio.wait_for(sweeping.wait(), WAIT_S)
+    await driver.close()  # a deploy: the lease is released for the next process
+
+    sql = "SELECT claimed_by, claimed_until FROM live_round WHERE id = :r"
+    assert await rows(live.db, sql, r=round_id) == [(None, None)]
+    next_live, next_driver, _ = await process(open_db, bank, publisher)
+    assert await next_driver.sweep() == 1  # taken at once, not after the lease lapses
+    assert round_id in next_driver.running
+    for each_live, each_driver in ((live, driver), (next_live, next_driver)):
+        await each_driver.close()
+        await each_live.close()

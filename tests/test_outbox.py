@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from bot.core.daily.types import RevealSummary
 from bot.core.outbox import LEASE, Owed
+from bot.core.quizbank import Question
 from bot.services.daily import DailyJobs, DailyService
 from bot.storage import DailyPost
 from testkit.times import Clock
@@ -38,9 +39,13 @@ async def test_a_reveal_taken_by_discord_before_a_crash_is_found_not_sent_again(
     answered = asyncio.Event()
 
     async def taken_then_crash(
-        post: DailyPost, summary: RevealSummary, locale: str, nonce: str
+        post: DailyPost,
+        question: Question | None,
+        summary: RevealSummary,
+        locale: str,
+        nonce: str,
     ) -> int:
-        await real(post, summary, locale, nonce)  # Discord has the message...
+        await real(post, question, summary, locale, nonce)  # Discord has the message...
         answered.set()
         await asyncio.Event().wait()  # ...and the process dies before recording it
         raise AssertionError("unreachable")
@@ -74,9 +79,13 @@ async def test_a_send_that_failed_after_discord_took_it_is_found_on_the_retry(
     real = publisher.reveal
 
     async def taken_then_timeout(
-        post: DailyPost, summary: RevealSummary, locale: str, nonce: str
+        post: DailyPost,
+        question: Question | None,
+        summary: RevealSummary,
+        locale: str,
+        nonce: str,
     ) -> int:
-        await real(post, summary, locale, nonce)
+        await real(post, question, summary, locale, nonce)
         raise TimeoutError("no answer from Discord")
 
     publisher.reveal = taken_then_timeout  # type: ignore[method-assign]

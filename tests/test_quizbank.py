@@ -16,6 +16,7 @@ from bot.core.quizbank import QuizBank, QuizFileError, parse_quiz
 from bot.core.quizbank.export import export_bank, json_schema_text
 from bot.storage.quiz_files import SHIPPED_DIR, load_quizzes
 from experiments.catalog import get_info
+from experiments.generators.registry import TEMPLATES
 
 MP_FILE = SHIPPED_DIR / "mixed-precision.yaml"
 GA_FILE = SHIPPED_DIR / "gradient-accumulation.yaml"
@@ -82,7 +83,10 @@ def test_validate_command_passes_on_shipped_quizzes(
     shipped = (
         f"{len(shipped_bank.quizzes)} quiz(zes), {len(shipped_bank.all_questions())} questions"
     )
-    assert shipped in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert shipped in out
+    # Every template on 1,000 seeds by default (issue 23's contract).
+    assert f"OK: {len(TEMPLATES)} template(s), 1000 seeds each." in out
 
 
 def test_json_schema_file_is_up_to_date() -> None:

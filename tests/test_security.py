@@ -216,7 +216,7 @@ async def test_reaction_emoji_beyond_the_choices_is_not_an_answer(
     fake = discord_fake
     bob = fake.users_list[0]
     async with start_bot() as bot:
-        jobs, message, _post, (n, right, _) = await post_todays_question(fake, bot)
+        jobs, message, post, (n, right, _) = await post_todays_question(fake, bot)
         seen = jobs.reactions.seen.count
         # A regional letter past the last choice, and a custom emoji named like a letter.
         await fake.react(message, bob, ANSWER_EMOJI[n])
@@ -226,7 +226,10 @@ async def test_reaction_emoji_beyond_the_choices_is_not_an_answer(
         async with bot.services.db.engine.connect() as conn:
             rows = (await conn.execute(text("SELECT user_id, choice FROM daily_answer"))).all()
         # The custom emoji never reaches the driver (the cog drops it): 2 events seen.
-        assert [tuple(r) for r in rows] == [(bob.id, right)]
+        # Stored as the choice as written (the letter he saw is `right` in the post's order).
+        question = bot.services.daily.posts.question_of(post)
+        assert question is not None
+        assert [tuple(r) for r in rows] == [(bob.id, question.answer)]
         assert len(fake.messages(fake.channel2)) == 1  # no reply to anyone
 
 

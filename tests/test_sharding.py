@@ -6,6 +6,7 @@ and two real `quiztutor run` shard processes on one database (either backend).""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -302,8 +303,13 @@ async def test_kill_9_of_one_shard_during_a_flood_loses_nothing_after_its_restar
             (guild.id,),
         )
         assert sorted(int(u) for u, _c in rows) == sorted(m.id for m in members[shard])
+        # Letters A and B as shown, stored as the choices as written (the post's order).
+        [(stored,)] = db_rows(
+            db_url, "SELECT choice_order FROM daily_post WHERE guild_id = ?", (guild.id,)
+        )
+        order = json.loads(stored) if isinstance(stored, str) else stored
         assert {int(u): int(c) for u, c in rows} == {
-            m.id: i % 2 for i, m in enumerate(members[shard])
+            m.id: order[i % 2] for i, m in enumerate(members[shard])
         }
     assert {g.id: len(posts_in(fake, g)) for g in guilds.values()} == {
         g.id: 1 for g in guilds.values()

@@ -217,3 +217,11 @@ def check_output_path(path: str | Path, what: str = "output") -> Path:
         return check(path, what)
     except OutputPathError as exc:
         raise SetupError(str(exc), exc.fix, exit_code=2) from None
+
+
+def quiz_files(paths: Sequence[str]) -> list[Path]:
+    """Quiz files as the bot sees them: shipped + QUIZ_DIRS, unless paths are given."""
+    settings = None if paths else load_settings()
+    sources = quiz_sources(settings, paths)
+    warn_empty(sources)
+    return sources

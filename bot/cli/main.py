@@ -18,27 +18,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from bot.cli import boundary
+from bot.cli import boundary, server_data
+from bot.cli.argtypes import positive
 from bot.cli.validate import DEFAULT_TEMPLATE_SEEDS, seeds_arg
 from bot.core.errors import SetupError
-
-
-def _sources(paths: Sequence[str]) -> list[Path]:
-    """Quiz files as the bot sees them: shipped + QUIZ_DIRS, unless paths are given."""
-    settings = None if paths else boundary.load_settings()
-    sources = boundary.quiz_sources(settings, paths)
-    boundary.warn_empty(sources)
-    return sources
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from bot.cli.validate import run_validate
 
-    return run_validate(_sources(args.paths), given=bool(args.paths), seeds=args.seeds)
+    return run_validate(boundary.quiz_files(args.paths), given=bool(args.paths), seeds=args.seeds)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    bank = boundary.load_bank(_sources(args.paths))
+    bank = boundary.load_bank(boundary.quiz_files(args.paths))
     if args.format == "gift":
         from bot.cli.imports import gift_text
 
@@ -54,15 +47,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from bot.cli.imports import run_import
 
     return run_import(args.file, args.format, args.output, args.lang, args.id, args.title)
-
-
-def _cmd_reports(args: argparse.Namespace) -> int:
-    from bot.cli.reports import run_reports
-
-    settings = boundary.load_settings()
-    bank = boundary.load_bank(_sources([]))
-    sys.stdout.write(run_reports(settings.database_url, bank, args.guild, as_csv=args.csv))
-    return 0
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -84,7 +68,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from bot.cli.player import play
     from experiments.generators import generate
 
-    bank = boundary.load_bank(_sources([]))
+    bank = boundary.load_bank(boundary.quiz_files([]))
     # Generated questions run torch here; without torch installed, written ones only.
     with_torch = importlib.util.find_spec("torch") is not None
     return play(
@@ -126,36 +110,6 @@ def _cmd_backup(args: argparse.Namespace) -> int:
 
     settings = boundary.load_settings()
     print(backup_database(settings.database_url, Path(args.file)))
-    return 0
-
-
-def _cmd_stats(args: argparse.Namespace) -> int:
-    from bot.cli.stats import run_stats
-
-    settings = boundary.load_settings()
-    bank = boundary.load_bank(_sources([]))
-    text = run_stats(
-        settings.database_url,
-        bank,
-        args.guild,
-        as_csv=args.csv,
-        table=args.table,
-        weeks=args.weeks,
-        lang=args.lang,
-    )
-    sys.stdout.write(text)
-    return 0
-
-
-def _cmd_memory(args: argparse.Namespace) -> int:
-    from bot.cli.memory import run_fit, run_show
-
-    settings = boundary.load_settings()
-    if args.action == "fit":
-        text = run_fit(settings.database_url, args.guild, epochs=args.epochs, quiet=args.quiet)
-    else:
-        text = run_show(settings.database_url, args.guild, as_json_output=args.json)
-    sys.stdout.write(text)
     return 0
 
 
@@ -203,20 +157,6 @@ def version() -> str:
         return str(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"])
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
-
-
-def _weeks(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= 52:
-        raise argparse.ArgumentTypeError(f"must be 1 to 52, got {value}")
-    return value
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with a two-line usage error (what is wrong, where the help is)."""
 
@@ -246,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     sync = sub.add_parser("sync", help="register the slash commands with Discord")
     sync.add_argument(
         "--guild",
-        type=_positive,
+        type=positive,
         metavar="ID",
         help="a server id (a positive integer): register there only, instantly "
         "(default: DEV_GUILD_ID, else global)",
@@ -263,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_TEMPLATE_SEEDS,
         metavar="N",
         help="instances per question template, 0 to 100000 (default: "
-        f"{DEFAULT_TEMPLATE_SEEDS}; 1000 for the full check; 0 skips the templates). "
+        f"{DEFAULT_TEMPLATE_SEEDS}; 100 for a quicker look; 0 skips the templates). "
         "Without PATH every template is run, else those the files name",
     )
     validate.set_defaults(func=_cmd_validate)
@@ -319,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=["id", "en"], default="en", help="id or en (default: en)")
     play.add_argument(
         "--count",
-        type=_positive,
+        type=positive,
         metavar="N",
         help="number of questions, 1 to the number available (default: all)",
     )
@@ -341,58 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
     backup.set_defaults(func=_cmd_backup)
 
-    stats = sub.add_parser(
-        "stats", help="a server's daily-question analytics for instructors (DATABASE_URL)"
-    )
-    stats.add_argument(
-        "--guild", type=_positive, required=True, metavar="ID", help="the server id (required)"
-    )
-    stats.add_argument("--csv", action="store_true", help="CSV on stdout (default: a plain table)")
-    stats.add_argument(
-        "--table",
-        choices=["questions", "weeks"],
-        default=None,
-        help="per question or per week (default: both as text; with --csv, per question)",
-    )
-    stats.add_argument(
-        "--weeks",
-        type=_weeks,
-        default=8,
-        metavar="N",
-        help="weeks of participation, 1 to 52 (default: 8)",
-    )
-    stats.add_argument(
-        "--lang", choices=["id", "en"], default="en", help="language of choice texts (default: en)"
-    )
-    stats.set_defaults(func=_cmd_stats)
-
-    reports = sub.add_parser(
-        "reports", help="the questions members reported, per question (DATABASE_URL)"
-    )
-    reports.add_argument(
-        "--guild", type=_positive, metavar="ID", help="one server (default: every server)"
-    )
-    reports.add_argument("--csv", action="store_true", help="CSV on stdout (default: a table)")
-    reports.set_defaults(func=_cmd_reports)
-
-    memory = sub.add_parser(
-        "memory", help="a server's memory model: fit it now, or show it (DATABASE_URL)"
-    )
-    actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
-    fit = actions.add_parser(
-        "fit", help="fit FSRS to the server's reviews now; adopt it only if it predicts better"
-    )
-    show = actions.add_parser("show", help="what is stored: parameters in use, the last fit")
-    for action in (fit, show):
-        action.add_argument(
-            "--guild", type=_positive, required=True, metavar="ID", help="the server id (required)"
-        )
-    fit.add_argument(
-        "--epochs", type=_positive, default=None, metavar="N", help="optimizer epochs (default: 5)"
-    )
-    fit.add_argument("--quiet", action="store_true", help="print nothing (the bot's weekly fit)")
-    show.add_argument("--json", action="store_true", help="the stored row as JSON")
-    memory.set_defaults(func=_cmd_memory)
+    server_data.add_commands(sub)
 
     doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
     doctor.set_defaults(func=_cmd_doctor)

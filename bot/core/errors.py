@@ -39,6 +39,7 @@ class StopReason(StrEnum):
     FORBIDDEN = "forbidden"  # 403 on posting: the bot may not send there
     NOT_FOUND = "not_found"  # 404: the channel (or the message) is gone
     REACTIONS_FORBIDDEN = "reactions_forbidden"  # 403 on adding the answer reactions
+    THREADS_FORBIDDEN = "threads_forbidden"  # 403 on a discussion thread (posting goes on)
 
     @property
     def message_key(self) -> str:

@@ -13,6 +13,7 @@ from bot.core.texts import (
     admin,
     community,
     daily,
+    daily_modes,
     general,
     generate,
     help,
@@ -37,6 +38,7 @@ def locale_for(discord_locale: str | None) -> str:
 MESSAGES: dict[str, dict[str, str]] = {
     **general.MESSAGES,
     **daily.MESSAGES,
+    **daily_modes.MESSAGES,
     **stats.MESSAGES,
     **admin.MESSAGES,
     **player.MESSAGES,

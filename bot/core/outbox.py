@@ -15,6 +15,7 @@ MAX_RETRY_S = 600
 class Owed(StrEnum):
     REACTIONS = "reactions"  # the answer reactions under a daily post
     REVEAL = "reveal"  # the reply that reveals a settled daily post
+    DISCUSSION = "discussion"  # the thread opened on a revealed daily post
     LIVE_REVEAL = "live-reveal"  # the reveal of a live round's question
     LIVE_END = "live-end"  # a live round's scoreboard
     REMINDER = "reminder"  # a member's review reminder of one day, by DM

@@ -196,9 +196,10 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         size=settings.generated_pool_size,
     )
     pool.start()
+    daily.posts.pool = pool  # a day may ask a template's instance
     streaks = Streaks(db)
     sessions = QuizSessions(db, bank, pool=pool)
-    live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server)
+    live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server, pool=pool)
     await live.start()
     return Services(
         db=db,

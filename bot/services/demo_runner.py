@@ -27,23 +27,21 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from bot.core.errors import UserError
-from experiments.catalog import ParamError, validate_params
+from bot.services.demo_errors import (
+    DemoCrashed,
+    DemoError,
+    DemoFailed,
+    DemoQueueFull,
+    DemoRunnerClosed,
+    DemoTimeout,
+    check_demo,
+)
 from experiments.generators.instance import Instance
 from experiments.generators.registry import check_seed, get_template
 from experiments.result import DemoResult
 from experiments.worker import worker_main
 
 log = logging.getLogger(__name__)
-
-
-def check_demo(name: str, params: Mapping[str, Any] | None = None) -> dict[str, int]:
-    """The one check of a demo request against the torch-free catalog: its parameters with
-    defaults filled in, or a UserError whose message names the allowed range."""
-    try:
-        return validate_params(name, params)
-    except ParamError as exc:
-        raise UserError(exc.key, **exc.params) from None
 
 
 QueueCallback = Callable[[int], Awaitable[None] | None]
@@ -58,35 +56,6 @@ __all__ = [
     "DemoRunnerClosed",
     "DemoTimeout",
 ]
-
-
-class DemoError(Exception):
-    """Base class of DemoRunner errors (parameter errors are plain ValueError)."""
-
-
-class DemoQueueFull(DemoError):
-    """Too many demos waiting; try again later."""
-
-
-class DemoTimeout(DemoError):
-    """The demo ran past the timeout; the worker was killed and is being restarted."""
-
-
-class DemoCrashed(DemoError):
-    """The worker process died (segfault, OOM kill, os._exit); it is being restarted."""
-
-
-class DemoFailed(DemoError):
-    """The demo raised an exception inside the worker (the worker itself is fine)."""
-
-    def __init__(self, message: str, error_type: str = "", remote_traceback: str = "") -> None:
-        super().__init__(message)
-        self.error_type = error_type
-        self.remote_traceback = remote_traceback
-
-
-class DemoRunnerClosed(DemoError):
-    """The runner was closed."""
 
 
 @dataclass

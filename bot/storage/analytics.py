@@ -27,6 +27,7 @@ from bot.core.analytics import (
     week_starts,
     worst_first,
 )
+from bot.core.quizbank.generated import template_of
 from bot.storage.daily.tallies import monday
 from bot.storage.database import Database
 from bot.storage.models import (
@@ -70,6 +71,8 @@ async def class_analytics(
 
     top: dict[str, tuple[int, int]] = {}  # question -> (count, choice)
     for question_id, choice, count in wrong_rows:
+        if template_of(question_id) is not None:
+            continue  # a template's choices differ per post: no one "most chosen" wrong one
         best = top.get(question_id)
         if count and (best is None or (count, -choice) > (best[0], -best[1])):
             top[question_id] = (int(count), int(choice))

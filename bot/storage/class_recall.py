@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import orjson
 from sqlalchemy import (
     bindparam,
     case,
@@ -76,15 +75,6 @@ class CardChange:
     question_id: str
     before: tuple[float, float] | None
     after: tuple[float, float]
-
-
-def curve_point(card: Any, reviews: int) -> tuple[float, float] | None:
-    """(stability, last review in days) of a stored card (its fsrs JSON, as a dict or
-    text); None for a card not reviewed yet."""
-    if not reviews:
-        return None
-    data = card if isinstance(card, dict) else orjson.loads(card)
-    return (float(data["stability"]), days(datetime.fromisoformat(data["last_review"])))
 
 
 def _insert(conn: AsyncConnection) -> Any:

@@ -13,10 +13,11 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import SQLModel
 
+from bot.core.daily.recall import curve_point
 from bot.core.memory import DEFAULT_RULES, Rules, replay, rules_of
 from bot.core.schedule import parse_timezone
 from bot.core.times import as_utc
-from bot.storage.class_recall import CardChange, apply_card_changes, curve_point
+from bot.storage.class_recall import CardChange, apply_card_changes
 from bot.storage.database import Database
 from bot.storage.models import GuildDailyConfig, MemoryModel, ReviewCard, ReviewLog
 from bot.storage.replay import UPDATE_CARD

@@ -20,11 +20,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.core.daily.recall import curve_point
 from bot.core.memory import DEFAULT_RULES, Rules, was_due
 from bot.core.review import CardState, Grade, rating_for, review
 from bot.core.times import as_utc
 from bot.storage.activity import count_answers
-from bot.storage.class_recall import CardChange, apply_card_changes, curve_point
+from bot.storage.class_recall import CardChange, apply_card_changes
 from bot.storage.database import Database
 from bot.storage.models import ReviewCard, ReviewLog
 from bot.storage.models.base import driver_time

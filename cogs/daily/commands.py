@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.daily.types import BUTTONS, REACTIONS
 from bot.core.i18n import t
 from bot.core.outbox import Owed
 from bot.services.charts import class_chart
@@ -69,12 +70,8 @@ class DailyCommands(commands.Cog):
         daily = services_of(interaction).daily
         config = await daily.configs.get(guild_id)
         notice = None
-        if (
-            config is not None
-            and not config.enabled
-            and config.disabled_reason
-            and not config.admin_notified
-        ):
+        # Posting stopped, or (the daily question still on) its discussion thread refused.
+        if config is not None and config.disabled_reason and not config.admin_notified:
             notice = disabled_notice(config, locale)
             await daily.configs.mark_admin_notified(guild_id)
         return guild_id, locale, notice
@@ -100,12 +97,24 @@ class DailyCommands(commands.Cog):
         language="Language of the posts",
         repeat_after="No question is posted again within this many days (default: 30)",
         retention="Target share of reviews remembered, 0.80-0.97 (default: 0.90)",
+        discussion="Open a thread to discuss each answer at its reveal (default: off)",
+        answers=(
+            "How members answer: reactions (counts visible) or buttons (private until the reveal)"
+        ),
     )
     @app_commands.choices(
         language=[
             app_commands.Choice(name="Bahasa Indonesia", value="id"),
             app_commands.Choice(name="English", value="en"),
-        ]
+        ],
+        discussion=[
+            app_commands.Choice(name="on", value="on"),
+            app_commands.Choice(name="off", value="off"),
+        ],
+        answers=[
+            app_commands.Choice(name="reactions", value=REACTIONS),
+            app_commands.Choice(name="buttons", value=BUTTONS),
+        ],
     )
     async def setup_daily(
         self,
@@ -118,6 +127,8 @@ class DailyCommands(commands.Cog):
         language: str | None = None,
         repeat_after: app_commands.Range[int, 1, 365] | None = None,
         retention: app_commands.Range[float, 0.8, 0.97] | None = None,
+        discussion: str | None = None,
+        answers: str | None = None,
     ) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         services = services_of(interaction)
@@ -131,6 +142,8 @@ class DailyCommands(commands.Cog):
             locale=language or guild_locale(interaction),
             repeat_after=repeat_after,
             retention=retention,
+            answer_mode=answers,
+            discussion=None if discussion is None else discussion == "on",
         )
         self._jobs().schedule_guild(config)
         status = await services.daily.configs.status(guild_id)
@@ -236,7 +249,9 @@ class DailyCommands(commands.Cog):
         owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)
         if owed is not None and owed.delivered_at is None and owed.gave_up is None:
             text += "\n" + t("daily.reveal_owed", locale, next=discord_time(owed.due_at))
-        await self._reply(interaction, notice, text)
+        # Discord may have refused the discussion thread just now: say so at once.
+        _, _, refused = await self._admin(interaction)
+        await self._reply(interaction, notice or refused, text)
 
     @manage_server
     @daily.command(name="stats", description="How this server is doing")

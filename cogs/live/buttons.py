@@ -109,12 +109,16 @@ def question_view(
     return view
 
 
-def reveal_view(question_id: str, demo: str | None, locale: str) -> discord.ui.View:
-    """Under a reveal: "Show me" when the question has a demo, and Report."""
+def reveal_view(
+    question_id: str, demo: str | None, locale: str, *, report: bool = True
+) -> discord.ui.View:
+    """Under a reveal: "Show me" when the question has a demo, and Report (not under a
+    generated question)."""
     view = discord.ui.View(timeout=None)
     if demo:
         view.add_item(ShowDemoButton(demo, label=t("quiz.show_me", locale)))
-    view.add_item(ReportButton(question_id, label=t("report.button", locale)))
+    if report:
+        view.add_item(ReportButton(question_id, label=t("report.button", locale)))
     return view
 
 

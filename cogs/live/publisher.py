@@ -17,6 +17,7 @@ import discord
 from bot.core.errors import PublishRefused, StopReason
 from bot.core.i18n import t
 from bot.core.live import EndReason
+from bot.core.quizbank.generated import GeneratedQuestion, asked_question
 from bot.services.live import QuestionView, Reveal, RoundView, Scoreboard
 from cogs.live.buttons import lobby_view, question_view, reveal_view, scoreboard_view
 from cogs.ui.live_embeds import (
@@ -116,9 +117,10 @@ class DiscordLivePublisher:
 
     async def post_reveal(self, reveal: Reveal, nonce: str) -> int:
         bank = self.bot.services.bank
-        question = bank.question(reveal.question_id)
+        question = asked_question(bank, reveal.question_id, reveal.instance)
+        report = not isinstance(question, GeneratedQuestion)  # an instance has no text to fix
         extra: dict[str, Any] = {
-            "view": reveal_view(question.id, question.demo, reveal.round.locale)
+            "view": reveal_view(question.id, question.demo, reveal.round.locale, report=report)
         }
         if reveal.message_id is not None:
             extra["reference"] = discord.MessageReference(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 import discord
@@ -10,10 +11,11 @@ import discord
 from bot.core.analytics import ClassAnalytics, GuildOverview, choice_text
 from bot.core.daily.choice import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
 from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import RevealSummary
+from bot.core.daily.types import BUTTONS, REACTIONS, RevealSummary
 from bot.core.errors import StopReason
 from bot.core.i18n import t
 from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.core.quizbank.generated import GeneratedQuestion, template_of
 from bot.core.scores import percent
 from bot.core.text import clip
 from bot.services.daily import DailyStatus
@@ -30,37 +32,62 @@ from cogs.ui.style import (
 )
 
 
-def daily_embed(quiz: Quiz, question: Question, locale: str, day: str) -> discord.Embed:
-    order = list(range(question.n_choices))
+def answer_marks(mode: str) -> tuple[str, ...]:
+    """What marks a shown position: its reaction emoji, or (buttons) its letter."""
+    return tuple(f"**{letter})**" for letter in LETTERS) if mode == BUTTONS else ANSWER_EMOJI
+
+
+def daily_embed(
+    quiz: Quiz,
+    question: Question,
+    locale: str,
+    day: str,
+    order: Sequence[int] | None = None,
+    mode: str = REACTIONS,
+) -> discord.Embed:
+    """The post: its choices in the post's shown order (file order without one)."""
+    shown = list(order) if order is not None else list(range(question.n_choices))
     embed = discord.Embed(
         title=t("daily.post_title", locale, day=day),
         description=clip(
             f"**{question.text('prompt', locale)}**\n\n"
-            + choice_lines(question, order, locale, ANSWER_EMOJI),
+            + choice_lines(question, shown, locale, answer_marks(mode)),
             EMBED_DESCRIPTION_MAX,
         ),
         colour=BRAND_COLOUR,
     )
-    embed.set_footer(text=t("daily.post_footer", locale, quiz=pick_locale(quiz.title, locale)))
+    key = "daily.post_footer_buttons" if mode == BUTTONS else "daily.post_footer"
+    footer = t(key, locale, quiz=pick_locale(quiz.title, locale))
+    if isinstance(question, GeneratedQuestion):
+        origin = t("generate.origin", locale, template=question.template, seed=question.seed)
+        footer = f"{footer} · {origin}"
+    embed.set_footer(text=footer)
     return embed
 
 
 def reveal_embed(
-    question: Question, locale: str, summary: RevealSummary, mentions: str = ""
+    question: Question,
+    locale: str,
+    summary: RevealSummary,
+    mentions: str = "",
+    order: Sequence[int] | None = None,
+    mode: str = REACTIONS,
 ) -> discord.Embed:
-    """The answer of a daily question, with the distribution and the day's records."""
+    """The answer of a daily question, with the distribution and the day's records; the
+    choices as the post showed them (`order`), the counts kept per choice as written."""
     texts = question.choice_texts(locale)
-    # Answers per choice as written (the daily post shows choices unshuffled).
+    shown = list(order) if order is not None else list(range(len(texts)))
     counts = dict(enumerate(summary.distribution))
     answered = max(summary.answered, 1)
+    marks = answer_marks(mode)
     lines = []
-    for index, text in enumerate(texts):
+    for position, index in enumerate(shown):
         count = counts.get(index, 0)
         bar = "█" * round(10 * count / answered)
-        mark = "✅" if index == question.answer else ANSWER_EMOJI[index]
-        lines.append(f"{mark} {clip(text, 60)} — **{count}** {bar}")
+        mark = "✅" if index == question.answer else marks[position]
+        lines.append(f"{mark} {clip(texts[index], 60)} — **{count}** {bar}")
     embed = discord.Embed(
-        title=t("daily.reveal_title", locale, letter=LETTERS[question.answer]),
+        title=t("daily.reveal_title", locale, letter=LETTERS[shown.index(question.answer)]),
         description=f"**{question.text('prompt', locale)}**\n\n" + "\n".join(lines),
         colour=RIGHT_COLOUR,
     )
@@ -146,6 +173,14 @@ def status_embed(status: DailyStatus, locale: str, owed: str = "") -> discord.Em
     )
     embed.add_field(
         name=t("daily.status_retention", locale), value=f"{round(100 * config.retention)} %"
+    )
+    embed.add_field(
+        name=t("daily.status_answers", locale),
+        value=t(f"daily.answers_{config.answer_mode}", locale),
+    )
+    embed.add_field(
+        name=t("daily.status_discussion", locale),
+        value=t("daily.discussion_on" if config.discussion else "daily.discussion_off", locale),
     )
     embed.add_field(
         name=t("daily.status_next", locale),
@@ -236,7 +271,9 @@ def add_class_analytics(
     rows = []
     for q in analytics.worst(CLASS_ROWS):
         text = choice_text(bank, q.question_id, q.top_wrong, locale)
-        if q.top_wrong is None:
+        if template_of(q.question_id) is not None:
+            choice = t("class.generated_wrong", locale)
+        elif q.top_wrong is None:
             choice = t("class.no_wrong", locale)
         else:
             shown = clip(text, 60) if text is not None else f"#{q.top_wrong}"

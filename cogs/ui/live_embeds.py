@@ -10,6 +10,7 @@ import discord
 from bot.core.i18n import t
 from bot.core.live import Standing
 from bot.core.quizbank import Question, QuizBank, pick_locale
+from bot.core.quizbank.generated import GeneratedQuestion, asked_question
 from bot.core.text import clip
 from bot.services.live import MyResult, QuestionView, Reveal, RoundView, Scoreboard
 from cogs.ui.embeds import choice_lines
@@ -60,7 +61,7 @@ def lobby_embed(
 
 def question_embed(bank: QuizBank, view: QuestionView) -> discord.Embed:
     locale = view.round.locale
-    question = bank.question(view.question_id)
+    question = asked_question(bank, view.question_id, view.instance)
     embed = discord.Embed(
         title=t("live.question_title", locale, number=view.number, total=view.round.total),
         description=clip(
@@ -76,7 +77,11 @@ def question_embed(bank: QuizBank, view: QuestionView) -> discord.Embed:
         else t("live.closes", locale, when=discord.utils.format_dt(view.closes_at, "R"))
     )
     embed.add_field(name=timing, value=t("live.answered", locale, count=view.answered))
-    embed.set_footer(text=pick_locale(bank.quiz_of(view.question_id).title, locale))
+    footer = pick_locale(bank.quiz_of(view.question_id).title, locale)
+    if isinstance(question, GeneratedQuestion):
+        origin = t("generate.origin", locale, template=question.template, seed=question.seed)
+        footer = f"{footer} · {origin}"
+    embed.set_footer(text=footer)
     return embed
 
 

@@ -95,8 +95,8 @@ async def seed_class(
 async def settle_seeded(db: Database, bank: QuizBank, post_id: int, when: datetime) -> None:
     """Settle a post written straight into the database, through the bot's own settle."""
 
-    def grading(question_id: str) -> tuple[int, int]:
-        question = bank.question(question_id)
+    def grading(post: DailyPost) -> tuple[int, int]:
+        question = bank.question(post.question_id)  # written posts: choices as in the file
         return question.answer, question.n_choices
 
     await settle_post(db, post_id, when, grading)

@@ -11,11 +11,13 @@ from typing import Any
 from sqlmodel import select
 
 from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.core.daily.types import BUTTONS, shown_position
 from bot.discord.client import QuizTutorBot
 from bot.services.daily import DailyJobs, DailyService
 from bot.storage import DailyAnswer, DailyPost, Database
 from bot.storage.quiz_files import SHIPPED_DIR, load_bank
 from testkit.standin import FakeMessage
+from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
 
@@ -60,10 +62,20 @@ async def bot_reactions_done(fake: FakeDiscord, message: FakeMessage, n: int) ->
     )
 
 
-async def answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+async def written_answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+    """Each member's counted answer to a post, the choice as written in the quiz file."""
     async with bot.services.db.session() as session:
         rows = (await session.exec(select(DailyAnswer).where(DailyAnswer.post_id == post_id))).all()
     return {a.user_id: a.choice for a in rows}
+
+
+async def answers(bot: QuizTutorBot, post_id: int) -> dict[int, int]:
+    """Each member's counted answer as the letter they saw (shown position, A = 0)."""
+    async with bot.services.db.session() as session:
+        post = await session.get(DailyPost, post_id)
+    assert post is not None
+    written = await written_answers(bot, post_id)
+    return {user: shown_position(post.choice_order, c) for user, c in written.items()}
 
 
 async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
@@ -75,10 +87,13 @@ async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
 
 
 def choices_of(bot: QuizTutorBot, post: DailyPost) -> tuple[int, int, int]:
-    """(number of choices, the right choice, a wrong choice) of the post's question."""
-    question = bot.services.bank.question(post.question_id)
-    n = len(question.choice_texts("en"))
-    return n, question.answer, (question.answer + 1) % n
+    """(number of choices, the right choice, a wrong choice) of the post's question, as
+    shown on the post (positions: the letters members react or press with)."""
+    question = bot.services.daily.posts.question_of(post)
+    assert question is not None
+    n = question.n_choices
+    right = shown_position(post.choice_order, question.answer)
+    return n, right, (right + 1) % n
 
 
 async def post_todays_question(
@@ -87,7 +102,7 @@ async def post_todays_question(
     """Set up a daily question due two minutes ago in `fake.channel2` and post it.
 
     Returns the driver, the posted message (with the bot's answer reactions on it), the
-    post row and (number of choices, the right choice, a wrong choice).
+    post row and (number of choices, the right choice, a wrong choice) as shown.
     """
     jobs = await started(bot)
     zone, time = passed_today()
@@ -98,6 +113,24 @@ async def post_todays_question(
     choices = choices_of(bot, post)
     await bot_reactions_done(fake, message, choices[0])
     return jobs, message, post, choices
+
+
+def answer_button(post: DailyPost, position: int) -> str:
+    """The custom id of letter `position` on a daily post in buttons mode."""
+    return f"dq:{post.id}:{position}"
+
+
+async def answer_as(
+    fake: FakeDiscord, message: FakeMessage, post: DailyPost, user: FakeUser, position: int
+) -> str | None:
+    """`user` answers the letter shown at `position` the post's way (a reaction, or a
+    button press); the bot's private reply to a press (None for a reaction)."""
+    if post.answer_mode == BUTTONS:
+        reply = await fake.click(message, answer_button(post, position), user)
+        assert reply.ephemeral
+        return reply.content
+    await fake.react(message, user, ANSWER_EMOJI[position])
+    return None
 
 
 async def preconfigure_daily(db_url: str, fake: FakeDiscord) -> None:

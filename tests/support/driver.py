@@ -16,7 +16,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.core.daily.types import RevealSummary
 from bot.core.errors import PublishRefused, StopReason
-from bot.core.quizbank import QuizBank
+from bot.core.quizbank import Question, QuizBank
 from bot.services.daily import DailyJobs, DailyService
 from bot.storage import DailyPost, Database, GuildDailyConfig
 from testkit.times import Clock
@@ -53,20 +53,29 @@ class FakePublisher:
     def reveals(self) -> list[RevealSummary]:
         return [e[1] for e in self.events if e[0] == "reveal"]
 
-    async def post(self, config: GuildDailyConfig, question_id: str, day: date, nonce: str) -> int:
+    async def post(
+        self, config: GuildDailyConfig, post: DailyPost, question: Question, nonce: str
+    ) -> int:
         await asyncio.sleep(0)  # let a concurrent driver interleave
         if config.channel_id in self.refuse:
             raise PublishRefused(self.refuse[config.channel_id])
         if config.channel_id in self.broken:
             raise RuntimeError("503 Service Unavailable")
         self._next_id += 1
-        self.events.append(("post", (config.guild_id, day, question_id, self._next_id)))
+        self.events.append(("post", (config.guild_id, post.day, post.question_id, self._next_id)))
         return self._next_id
 
-    async def add_reactions(self, channel_id: int, message_id: int, question_id: str) -> None:
+    async def add_reactions(self, channel_id: int, message_id: int, n_choices: int) -> None:
         self.events.append(("reactions", message_id))
 
-    async def reveal(self, post: DailyPost, summary: RevealSummary, locale: str, nonce: str) -> int:
+    async def reveal(
+        self,
+        post: DailyPost,
+        question: Question | None,
+        summary: RevealSummary,
+        locale: str,
+        nonce: str,
+    ) -> int:
         await asyncio.sleep(0)  # let a concurrent driver interleave
         if self.failing_reveals:
             self.failing_reveals -= 1
@@ -78,6 +87,13 @@ class FakePublisher:
         self.replies.append((post.message_id, self._next_id, sent_at))
         return self._next_id
 
+    async def open_discussion(self, post: DailyPost, question: Question | None, locale: str) -> int:
+        if post.channel_id in self.refuse:
+            raise PublishRefused(self.refuse[post.channel_id])
+        assert post.message_id is not None
+        self.events.append(("discussion", post.message_id))
+        return post.message_id
+
     async def find_reveal(self, post: DailyPost, since: datetime) -> int | None:
         self.events.append(("find_reveal", post.message_id))
         for replied_to, reply_id, sent_at in self.replies:
@@ -85,7 +101,7 @@ class FakePublisher:
                 return reply_id
         return None
 
-    async def fetch_reactions(self, post: DailyPost) -> list[tuple[int, int]]:
+    async def fetch_reactions(self, post: DailyPost, n_choices: int) -> list[tuple[int, int]]:
         assert post.message_id is not None
         return list(self.reactions.get(post.message_id, []))
 

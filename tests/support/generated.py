@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.core.quizbank import Quiz, parse_quiz
 from bot.services.demo_runner import DemoCrashed, DemoFailed
+from bot.services.generated import InstancePool
 from experiments.generators import Instance, TemplateInfo, generate_batch
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
@@ -68,6 +69,16 @@ class Maker:
         """Wait until it was asked `times` times in all."""
         async with self._called:
             await self._called.wait_for(lambda: self.calls >= times)
+
+
+async def feed_pool(pool: InstancePool, templates: Sequence[str], wait_s: float = 120) -> Maker:
+    """A bot's instance pool made to refill from a `Maker` (real torch in this process,
+    like the worker's `generate_batch`), full for `templates` on return."""
+    maker = Maker()
+    pool.source = maker
+    pool.start()
+    await asyncio.wait_for(pool.full(templates), wait_s)
+    return maker
 
 
 # A template with a cue `quiztutor validate` must catch: its right answer is always the

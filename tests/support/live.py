@@ -101,7 +101,7 @@ def button_id(message: FakeMessage, suffix: str) -> str:
 async def positions(bot: QuizTutorBot, round_id: int, number: int) -> tuple[int, int]:
     """(the right display position, a wrong one) of question `number` of a round."""
     info = await bot.services.live.info(round_id)
-    question_ = bot.services.bank.question(info.question_ids[number - 1])
+    question_ = bot.services.live.question(info, number)  # a generated one: its instance
     order = info.choice_orders[number - 1]
     right = order.index(question_.answer)
     return right, (right + 1) % len(order)

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+import orjson
 from fsrs import Scheduler
 
 from bot.core.review import SCHEDULER
@@ -149,3 +150,12 @@ def follows_sums(scheduler: Scheduler) -> bool:
     """Whether `SUMS` (kept under the default curve) hold for this scheduler's forgetting
     curve: a server's own memory model may have fitted another decay."""
     return math.isclose(-float(scheduler.parameters[20]), SUMS.decay, rel_tol=1e-12)
+
+
+def curve_point(card: Any, reviews: int) -> tuple[float, float] | None:
+    """(stability, last review in days) of a stored card (its fsrs JSON, as a dict or
+    text); None for a card not reviewed yet."""
+    if not reviews:
+        return None
+    data = card if isinstance(card, dict) else orjson.loads(card)
+    return (float(data["stability"]), days(datetime.fromisoformat(data["last_review"])))

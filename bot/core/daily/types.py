@@ -3,6 +3,7 @@ of grading one answer, and the summary a reveal shows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -10,6 +11,26 @@ from typing import Any
 
 # The languages a daily post can be written in.
 LOCALES = ("id", "en")
+
+# How members answer a daily post: reacting with 🇦 🇧 ... (everyone sees the counts), or
+# pressing A-D buttons (each answer private until the reveal).
+REACTIONS, BUTTONS = "reactions", "buttons"
+ANSWER_MODES = (REACTIONS, BUTTONS)
+
+
+def written_choice(order: Sequence[int] | None, position: int) -> int | None:
+    """The choice as written in the quiz file shown at `position` (letter A = 0); None
+    when the post shows no such position. `order` None: an older post, in file order."""
+    if order is None:
+        return position if position >= 0 else None
+    return order[position] if 0 <= position < len(order) else None
+
+
+def shown_position(order: Sequence[int] | None, choice: int) -> int:
+    """Where the choice `choice` (as written) is shown on a post (inverse of `written_choice`)."""
+    if order is None or choice not in order:
+        return choice
+    return list(order).index(choice)
 
 
 @dataclass(frozen=True)
@@ -23,6 +44,12 @@ class OpenPost:
     channel_id: int
     message_id: int
     reveal_at: datetime
+    answer_mode: str = REACTIONS
+    # Shown position -> choice as written; None: file order (posts before the shuffle).
+    order: tuple[int, ...] | None = None
+    # (right choice, number of choices) of a generated question's stored instance; None
+    # for a written question (graded by the bank, which may have dropped it since).
+    fixed_grading: tuple[int, int] | None = None
 
 
 class AnswerStatus(StrEnum):

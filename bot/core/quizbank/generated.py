@@ -11,12 +11,15 @@ cannot clash with a written question's id (ids have no colon), so a member who g
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from bot.core.quizbank.schema import Generated, Question
 from experiments.generators.instance import Instance
+
+if TYPE_CHECKING:
+    from bot.core.quizbank.bank import QuizBank
 
 KEY_PREFIX = "gen:"
 
@@ -63,3 +66,11 @@ def generated_question(instance: Instance, entry: Generated | None = None) -> Ge
             **fields,
         }
     )
+
+
+def asked_question(bank: QuizBank, question_id: str, instance: dict[str, Any] | None) -> Question:
+    """The question a post or a round asked: its stored instance (a template's), else the
+    bank's written question (KeyError when that has left the bank since)."""
+    if instance is not None:
+        return GeneratedQuestion.model_validate(instance)
+    return bank.question(question_id)

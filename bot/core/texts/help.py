@@ -14,8 +14,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "Untuk admin (Kelola Server)",
     },
     "help.reactions": {
-        "en": "React 🇦 🇧 🇨 🇩 on the daily question: your first reaction is your answer.",
-        "id": "Beri reaksi 🇦 🇧 🇨 🇩 pada soal harian: reaksi pertama Anda adalah jawaban Anda.",
+        "en": "Answer the daily question by reacting 🇦 🇧 🇨 🇩 (or with its A–D buttons, where it has them): your first answer counts.",
+        "id": "Jawab soal harian dengan reaksi 🇦 🇧 🇨 🇩 (atau dengan tombol A–D-nya, bila ada): jawaban pertama Anda yang dihitung.",
     },
     "help.terminal": {
         "en": "Without Discord: `quiztutor play --lang en` on the host takes the same quizzes.",

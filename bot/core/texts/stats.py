@@ -11,8 +11,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "streak.days": {"en": "{count} day(s)", "id": "{count} hari"},
     "streak.no_accuracy": {"en": "—", "id": "—"},
     "streak.no_answers": {
-        "en": "No daily question answered yet. Reacting 🇦 🇧 🇨 🇩 on the daily question counts.",
-        "id": "Belum ada soal harian yang dijawab. Beri reaksi 🇦 🇧 🇨 🇩 pada soal harian untuk menjawab.",
+        "en": "No daily question answered yet. Reacting 🇦 🇧 🇨 🇩 on the daily question (or pressing its A–D buttons) counts.",
+        "id": "Belum ada soal harian yang dijawab. Beri reaksi 🇦 🇧 🇨 🇩 pada soal harian (atau tekan tombol A–D-nya) untuk menjawab.",
     },
     # --- /leaderboard ----------------------------------------------------------------
     "leaderboard.title.streak": {

@@ -1,7 +1,10 @@
-"""What the outbox sends for the daily question: a post's answer reactions and its reveal.
+"""What the outbox sends for the daily question: a post's answer reactions, its reveal
+and its discussion thread.
 
 A refusal for good (403/404) gives the item up; a 403 on the reactions also stops the
-server's schedule, as a refused post does. Other failures are retried by the outbox.
+server's schedule, as a refused post does; a 403 on the thread turns the server's
+discussion off (posting goes on) and the next admin command says why. Other failures
+are retried by the outbox.
 """
 
 from __future__ import annotations
@@ -44,8 +47,11 @@ class Announcements:
     async def send_reactions(self, item: Outbox) -> int | None:
         post = await self._owed_post(item)
         assert post.message_id is not None
+        question = self.daily.posts.question_of(post)
+        if question is None:
+            raise PublishRefused(StopReason.NOT_FOUND)  # the question left the bank meanwhile
         try:
-            await self.publisher.add_reactions(post.channel_id, post.message_id, post.question_id)
+            await self.publisher.add_reactions(post.channel_id, post.message_id, question.n_choices)
         except PublishRefused as refused:
             if refused.reason is StopReason.REACTIONS_FORBIDDEN:
                 # Today's question stays open (members can add the reactions themselves),
@@ -65,13 +71,40 @@ class Announcements:
         post = await self._owed_post(item)
         if post.summary is None:
             raise PublishRefused(StopReason.NOT_FOUND)
-        config = await self.daily.configs.get(post.guild_id)
-        locale = config.locale if config is not None else DEFAULT_LOCALE
+        locale = await self._locale(post.guild_id)
         summary = RevealSummary.from_json(post.summary)
-        return await self.publisher.reveal(post, summary, locale, nonce(item.kind, item.id))
+        question = self.daily.posts.question_of(post)
+        return await self.publisher.reveal(
+            post, question, summary, locale, nonce(item.kind, item.id)
+        )
 
     async def find_reveal(self, item: Outbox, since: datetime) -> int | None:
         """The reveal an attempt of unknown outcome may have left: the bot's reply to the
         post, sent after `since` (the outbox asks before sending the reveal again)."""
         post = await self._owed_post(item)
         return await self.publisher.find_reveal(post, since)
+
+    async def send_discussion(self, item: Outbox) -> int | None:
+        post = await self._owed_post(item)
+        locale = await self._locale(post.guild_id)
+        try:
+            return await self.publisher.open_discussion(
+                post, self.daily.posts.question_of(post), locale
+            )
+        except PublishRefused as refused:
+            if refused.reason is StopReason.FORBIDDEN:
+                # No permission to open threads there: no more discussions until an admin
+                # grants it and turns them on again; the daily question itself goes on.
+                await self.daily.configs.refuse_discussion(post.guild_id)
+                log.warning(
+                    "Discord refused the discussion thread; discussion turned off",
+                    extra={"guild_id": post.guild_id, "message_id": post.message_id},
+                )
+            raise
+
+    # No finder for the thread: resending is harmless (Discord refuses a second thread
+    # on a message with 160004, which `open_discussion` counts as opened).
+
+    async def _locale(self, guild_id: int) -> str:
+        config = await self.daily.configs.get(guild_id)
+        return config.locale if config is not None else DEFAULT_LOCALE

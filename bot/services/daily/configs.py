@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.core.daily.choice import parse_repeat_after
-from bot.core.daily.types import LOCALES
+from bot.core.daily.types import ANSWER_MODES, LOCALES
 from bot.core.errors import StopReason, UserError
 from bot.core.i18n import DEFAULT_LOCALE
 from bot.core.memory import parse_retention
@@ -60,9 +60,13 @@ class DailyConfigs:
         locale: str = DEFAULT_LOCALE,
         repeat_after: int | None = None,
         retention: float | None = None,
+        answer_mode: str | None = None,
+        discussion: bool | None = None,
     ) -> GuildDailyConfig:
         """`repeat_after`: days without a repeat; `retention`: the target retention
-        (0.80-0.97); None keeps the current setting (30 days, 0.90 at first)."""
+        (0.80-0.97); `answer_mode`: reactions | buttons (from the next post on);
+        `discussion`: a thread at each reveal. None keeps the current setting (30 days,
+        0.90, reactions, no discussion at first)."""
         post_time = parse_post_time(time)
         parse_timezone(timezone)
         parse_reveal_after(reveal_after)
@@ -72,6 +76,10 @@ class DailyConfigs:
             raise UserError("daily.no_questions")
         if locale not in LOCALES:
             raise UserError("daily.bad_locale", value=locale, allowed=", ".join(LOCALES))
+        if answer_mode is not None and answer_mode not in ANSWER_MODES:
+            raise UserError(
+                "daily.bad_answer_mode", value=answer_mode, allowed=", ".join(ANSWER_MODES)
+            )
         config = await configs.save(
             self.db,
             guild_id,
@@ -84,6 +92,8 @@ class DailyConfigs:
             locale=locale,
             repeat_after_days=repeat_after,
             retention=retention,
+            answer_mode=answer_mode,
+            discussion=discussion,
         )
         self.open_posts.channels.add(channel_id)
         return config
@@ -102,6 +112,10 @@ class DailyConfigs:
     async def disable(self, guild_id: int, reason: StopReason | None = None) -> bool:
         """Stop posting. `reason` is set when Discord refused for good."""
         return await configs.disable(self.db, guild_id, reason, self.clock())
+
+    async def refuse_discussion(self, guild_id: int) -> None:
+        """Discord refused a discussion thread (403): discussion off, the admin told."""
+        await configs.refuse_discussion(self.db, guild_id, self.clock())
 
     async def mark_admin_notified(self, guild_id: int) -> None:
         await configs.mark_admin_notified(self.db, guild_id)

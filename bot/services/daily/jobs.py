@@ -114,6 +114,7 @@ class DailyJobs:
         self.announcements = Announcements(daily, publisher, self.unschedule_guild)
         self.outbox.senders[Owed.REACTIONS] = self.announcements.send_reactions
         self.outbox.senders[Owed.REVEAL] = self.announcements.send_reveal
+        self.outbox.senders[Owed.DISCUSSION] = self.announcements.send_discussion
         self.outbox.finders[Owed.REVEAL] = self.announcements.find_reveal
         # With several bot processes (shards split across hosts) each one schedules only
         # the guilds of its own shards; the UNIQUE(guild_id, day) claim stays the backstop.
@@ -271,12 +272,18 @@ class DailyJobs:
 
     async def _publish(self, config: GuildDailyConfig, day: date, reveal: datetime) -> PostResult:
         guild_id = config.guild_id
-        choice = await self.daily.posts.choose(
-            guild_id, day, config.topic, config.repeat_after_days
-        )
-        question_id = choice.question_id
+        plan = await self.daily.posts.plan(guild_id, day, config.topic, config.repeat_after_days)
+        question_id = plan.choice.question_id
         post = await self.daily.posts.claim(
-            guild_id, day, question_id, config.channel_id, reveal, choice.reason.to_dict()
+            guild_id,
+            day,
+            question_id,
+            config.channel_id,
+            reveal,
+            plan.choice.reason.to_dict(),
+            answer_mode=config.answer_mode,
+            choice_order=plan.order,
+            instance=plan.instance,
         )
         if post is None:  # another process (or a restarted one) has the day
             return PostResult(await self.daily.posts.for_day(guild_id, day), False)
@@ -285,7 +292,7 @@ class DailyJobs:
         async with self._post_slots:
             try:
                 message_id = await self.publisher.post(
-                    config, question_id, day, nonce("post", post_id)
+                    config, post, plan.question, nonce("post", post_id)
                 )
             except PublishRefused as refused:
                 await retry_transient(
@@ -367,6 +374,8 @@ class DailyJobs:
             if post.message_id is not None:
                 # Owed since the settle committed: sent now, or by the outbox job later.
                 await self.outbox.deliver_for_post(Owed.REVEAL, post_id)
+                # Owed with it where the server asked for a discussion thread.
+                await self.outbox.deliver_for_post(Owed.DISCUSSION, post_id)
             return summary
         finally:
             self._revealing.discard(post_id)

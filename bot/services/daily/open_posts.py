@@ -4,6 +4,7 @@ other message costs no query), the ones closed here, and the channels posts go t
 from __future__ import annotations
 
 from bot.core.daily.types import OpenPost
+from bot.services.daily.questions import instance_grading
 from bot.storage import DailyPost
 
 # A closed post's id is kept this long after its settle, to refuse answers still in flight.
@@ -20,6 +21,9 @@ def open_post(post: DailyPost) -> OpenPost:
         post.channel_id,
         post.message_id,
         post.reveal_at,
+        post.answer_mode,
+        tuple(post.choice_order) if post.choice_order is not None else None,
+        instance_grading(post.instance),
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.core.awaitable import AwaitableCount
 from bot.core.daily.reactions import EMOJI_CHOICE, one_answer_each, several_answers
-from bot.core.daily.types import AnswerStatus
+from bot.core.daily.types import BUTTONS, AnswerStatus
 from bot.services.daily.publisher import DailyPublisher
 from bot.services.daily.service import DailyService
 from bot.storage import DailyPost
@@ -60,7 +60,12 @@ class ReactionHandler:
             self.recoveries.bump()
 
     async def recover(self, post: DailyPost) -> int:
-        reactions = await self.publisher.fetch_reactions(post)
+        if post.answer_mode == BUTTONS:
+            return 0  # its answers came by button presses: nothing to read back
+        grading = self.daily.answers.grading(post)
+        if grading is None:
+            return 0  # the question left the bank: the post is revealed without it
+        reactions = await self.publisher.fetch_reactions(post, grading[1])
         if self.bot_user_id is not None:
             reactions = [(u, c) for u, c in reactions if u != self.bot_user_id]
         counted = await self.daily.answers.recover(post, one_answer_each(reactions))
@@ -77,19 +82,20 @@ class ReactionHandler:
         dismisses other channels from memory.
         """
         try:
-            choice = EMOJI_CHOICE.get(emoji)
-            if choice is None or user_id == self.bot_user_id:
+            position = EMOJI_CHOICE.get(emoji)
+            if position is None or user_id == self.bot_user_id:
                 return None
             post = await self.daily.answers.post_by_message(message_id, channel_id)
-            if post is None:
-                return None
-            outcome = await self.daily.answers.record(post, user_id, choice)
+            if post is None or post.answer_mode == BUTTONS:
+                return None  # a reaction on a buttons post is no answer
+            outcome = await self.daily.answers.record(post, user_id, position)
             return outcome.status
         finally:
             self.seen.bump()
 
-    def grade_and_queue(self, message_id: int, user_id: int, choice: int) -> bool:
-        """The fast path: grade a reaction on a post this process holds open.
+    def grade_and_queue(self, message_id: int, user_id: int, position: int) -> bool:
+        """The fast path: grade a reaction (the letter at `position`) on a post this
+        process holds open.
 
         Synchronous (the listener's task ends without awaiting the commit); False when
         the post is not in memory, so the caller takes the awaited path (`on_reaction`).
@@ -98,10 +104,10 @@ class ReactionHandler:
         post = self.daily.answers.open_post_in_memory(message_id)
         if post is None:
             return False
-        if user_id == self.bot_user_id:
+        if user_id == self.bot_user_id or post.answer_mode == BUTTONS:
             self.seen.bump()
             return True
-        queued = self.daily.answers.record_nowait(post, user_id, choice)
+        queued = self.daily.answers.record_nowait(post, user_id, position)
         if isinstance(queued, tuple):
             queued[1].add_done_callback(self._answer_written)
         else:

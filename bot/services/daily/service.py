@@ -2,7 +2,8 @@
 
 `daily = DailyService(db, bank); await daily.start(); ...; await daily.close()`, then
 `daily.configs` (`/daily setup|off|status`), `daily.posts` (the post lifecycle),
-`daily.answers` (grading), `daily.settling` (closing a day) and `daily.stats`.
+`daily.answers` (grading), `daily.settling` (closing a day) and `daily.stats`. With
+`pool` (the generated questions' instance pool) a day may ask a template's instance.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from bot.services.daily.open_posts import OpenPosts
 from bot.services.daily.posts import DailyPosts
 from bot.services.daily.settling import DailySettling
 from bot.services.daily.stats import DailyStats
+from bot.services.generated import InstancePool
 from bot.storage import AnswerWriter, Database
 
 
 class DailyService:
     def __init__(
-        self, db: Database, bank: QuizBank, clock: Callable[[], datetime] = utcnow
+        self,
+        db: Database,
+        bank: QuizBank,
+        clock: Callable[[], datetime] = utcnow,
+        pool: InstancePool | None = None,
     ) -> None:
         self.db = db
         self.bank = bank
@@ -31,7 +37,7 @@ class DailyService:
         self.writer = AnswerWriter(db)
         self.open_posts = OpenPosts()
         self.configs = DailyConfigs(db, bank, clock, self.open_posts)
-        self.posts = DailyPosts(db, bank, clock, self.open_posts)
+        self.posts = DailyPosts(db, bank, clock, self.open_posts, pool)
         self.answers = DailyAnswers(db, bank, clock, self.open_posts, self.writer)
         self.settling = DailySettling(db, clock, self.open_posts, self.writer, self.answers)
         # A day's choice reads the class recall its last settled day updates (in the

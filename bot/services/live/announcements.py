@@ -69,6 +69,7 @@ class LiveAnnouncements:
             fastest(answers),
             len(answers),
             question.message_id if question is not None else None,
+            (row.instances or {}).get(str(number - 1)),
         )
         try:
             return await self.publisher.post_reveal(reveal, nonce(item.kind, item.id))

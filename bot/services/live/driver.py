@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from bot.core.errors import PublishRefused
 from bot.core.live import (
@@ -25,9 +25,7 @@ from bot.core.live import (
     LEASE,
     PAUSE_S,
     EndReason,
-    QuestionState,
     QuestionStatus,
-    RoundState,
     Status,
     Step,
     next_step,
@@ -35,8 +33,9 @@ from bot.core.live import (
 from bot.core.outbox import Owed, question_nonce
 from bot.services.live.announcements import LiveAnnouncements, refusal_reason
 from bot.services.live.editor import ThrottledEdits
-from bot.services.live.publisher import LivePublisher, QuestionView, RoundView
+from bot.services.live.publisher import LivePublisher, RoundView
 from bot.services.live.rounds import LiveRounds
+from bot.services.live.states import question_view, round_state
 from bot.services.outbox import OutboxService
 from bot.storage import live as rows
 from bot.storage import live_steps as steps
@@ -107,13 +106,22 @@ class LiveDriver:
         if round_id in self._runners:
             self.wake(round_id)
             return True
+        return await self._drive(round_id)
+
+    async def _drive(self, round_id: int) -> bool:
+        """Take a round's lease and drive it; False when another process holds it or this
+        one is shutting down (a lease taken while `close` ran is released at once: `close`
+        releases only the rounds it saw)."""
         if self._closing or not await steps.claim(self.db, round_id, self.owner, self.lease):
+            return False
+        if self._closing:
+            await steps.release(self.db, round_id, self.owner)
             return False
         self._spawn(round_id)
         return True
 
     def _spawn(self, round_id: int) -> None:
-        if round_id not in self._runners and not self._closing:
+        if round_id not in self._runners:
             self._wakes[round_id] = asyncio.Event()
             self._runners[round_id] = asyncio.create_task(
                 self._run(round_id), name=f"live-round-{round_id}"
@@ -123,10 +131,9 @@ class LiveDriver:
         """Take the rounds nobody holds (this process's servers); send what is owed."""
         taken = 0
         for round_id, guild_id in await steps.claimable(self.db):
-            if round_id in self._runners or not self.owns_guild(guild_id) or self._closing:
+            if round_id in self._runners or not self.owns_guild(guild_id):
                 continue
-            if await steps.claim(self.db, round_id, self.owner, self.lease):
-                self._spawn(round_id)
+            if await self._drive(round_id):
                 taken += 1
         await self.outbox.pump(self.owns_guild)
         return taken
@@ -147,11 +154,15 @@ class LiveDriver:
         if self._closing:
             return
         self._closing = True
+        # The rounds held now, before anything is awaited: a round whose step ends
+        # meanwhile sees `_closing`, stops and leaves its release to this (listed after
+        # an await, it would be missed, and its lease would hold the round from the next
+        # process until it lapsed).
+        held = list(self._runners)
+        tasks = list(self._runners.values())
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
-        held = list(self._runners)
-        tasks = list(self._runners.values())
         for round_id in held:
             self.wake(round_id)
         if tasks:
@@ -221,7 +232,7 @@ class LiveDriver:
         if first and row.status in (Status.PAUSE, Status.ENDED) and row.position >= 0:
             # A reveal owed before a crash comes before anything newer.
             await self.outbox.deliver_for_round(Owed.LIVE_REVEAL, round_id, row.position + 1)
-        decision = next_step(_state(row, current, snap.joined, snap.waiting), snap.now)
+        decision = next_step(round_state(row, current, snap.joined, snap.waiting), snap.now)
         step = decision.step
         if step is Step.DONE:
             await self.outbox.deliver_for_round(Owed.LIVE_END, round_id, rows.SCOREBOARD)
@@ -290,7 +301,7 @@ class LiveDriver:
         armed = await steps.arm(self.db, round_id, number, row.seconds)
         if armed is None or armed.closes_at is None:
             return
-        view = _question_view(row, armed, armed.closes_at, answered=armed.answered)
+        view = question_view(row, armed, armed.closes_at, answered=armed.answered)
         message_id = await self.publisher.post_question(view, question_nonce(round_id, number))
         posted = await retry_transient(
             lambda: steps.posted(self.db, round_id, number, message_id, row.seconds, MAX_SHIFT),
@@ -312,7 +323,7 @@ class LiveDriver:
         if self._shown.get((row.id, message_id)) == current.answered:
             return
         self._shown[(row.id, message_id)] = current.answered
-        view = _question_view(row, current, current.closes_at, current.answered)
+        view = question_view(row, current, current.closes_at, current.answered)
         self.edits.want(
             (row.id, message_id), lambda: self.publisher.edit_question(view, message_id)
         )
@@ -322,7 +333,7 @@ class LiveDriver:
         if message_id is None or current.closes_at is None:
             return
         self._shown.pop((row.id or 0, message_id), None)
-        view = _question_view(row, current, current.closes_at, current.answered, closed=closed)
+        view = question_view(row, current, current.closes_at, current.answered, closed=closed)
         self.edits.want(
             (row.id, message_id), lambda: self.publisher.edit_question(view, message_id)
         )
@@ -363,47 +374,3 @@ class LiveDriver:
                 "a live round's thread was deleted; the round ends", extra={"round_id": row.id}
             )
         self.wake(row.id)
-
-
-def _state(row: LiveRound, current: LiveQuestion | None, joined: int, waiting: int) -> RoundState:
-    question = None
-    if current is not None and row.status == Status.QUESTION:
-        question = QuestionState(
-            current.number,
-            QuestionStatus(current.status),
-            current.message_id,
-            current.closes_at,
-            current.answered,
-        )
-    return RoundState(
-        Status(row.status),
-        row.position,
-        len(row.question_ids),
-        row.next_at,
-        row.stop_requested,
-        row.idle,
-        row.created_at,
-        joined,
-        waiting,
-        question,
-    )
-
-
-def _question_view(
-    row: LiveRound,
-    current: LiveQuestion,
-    closes_at: datetime,
-    answered: int,
-    *,
-    closed: bool = False,
-) -> QuestionView:
-    number = current.number
-    return QuestionView(
-        RoundView.of(row),
-        number,
-        row.question_ids[number - 1],
-        list(row.choice_orders[number - 1]),
-        closes_at,
-        answered,
-        closed,
-    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.core.live import Answer, EndReason, Standing
 from bot.storage.models import LiveRound
@@ -52,6 +52,7 @@ class QuestionView:
     closes_at: datetime
     answered: int
     closed: bool = False
+    instance: dict[str, Any] | None = None  # a generated question's, stored with the round
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Reveal:
     fastest: list[Answer]  # the fastest right answers
     answered: int
     message_id: int | None  # the question's message (the reveal replies to it)
+    instance: dict[str, Any] | None = None  # a generated question's, stored with the round
 
 
 @dataclass(frozen=True)

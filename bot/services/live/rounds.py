@@ -12,7 +12,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -31,6 +31,9 @@ from bot.core.live import (
     rank,
 )
 from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.core.quizbank.generated import GeneratedQuestion, asked_question, generated_question
+from bot.core.quizbank.schema import Generated
+from bot.services.generated import InstancePool
 from bot.storage import Database
 from bot.storage import live as rows
 from bot.storage import live_results as results
@@ -53,6 +56,8 @@ class RoundInfo:
     question_ids: list[str]
     choice_orders: list[list[int]]
     seconds: int
+    # Generated questions' instances by str(number - 1) (`LiveRound.instances`).
+    instances: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,18 @@ class MyResult:
 
 
 class LiveRounds:
-    def __init__(self, db: Database, bank: QuizBank, *, max_rounds: int = DEFAULT_MAX_ROUNDS):
+    def __init__(
+        self,
+        db: Database,
+        bank: QuizBank,
+        *,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        pool: InstancePool | None = None,
+    ):
         self.db = db
         self.bank = bank
         self.max_rounds = max_rounds
+        self.pool = pool  # ready generated instances; None: written questions only
         self.writer = LiveAnswerWriter(db, on_commit=self._answered)
         self._info: LRUCache[int, RoundInfo] = LRUCache(maxsize=1024)
         # Set by the driver of this process: a round changed here, look at it now.
@@ -114,10 +127,17 @@ class LiveRounds:
         if running is not None:
             raise self.busy(running)
         rng = random.Random(seed)
+        ready = self._ready if self.pool is not None else None
         if questions is None:
             available = len(self.bank.visible_questions(guild_id, topic))
+            if ready is not None:
+                templates = self.bank.visible_generated(guild_id, topic)
+                available += sum(1 for e in templates if ready(e.template))
             questions = max(1, min(DEFAULT_QUESTIONS, available))
-        picked = self.bank.pick_questions(guild_id, topic, questions, rng)
+        items = self.bank.pick_items(guild_id, topic, questions, rng, generated=ready)
+        picked = [q for q in map(self._ask, items) if q is not None]
+        if not picked:  # only templates, their instances taken meanwhile
+            raise UserError("quiz.no_questions")
         locale = await rows.config_locale(self.db, guild_id) or host_locale
         row = LiveRound(
             guild_id=guild_id,
@@ -127,6 +147,11 @@ class LiveRounds:
             topic=topic,
             question_ids=[q.id for q in picked],
             choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            # Each generated question's instance, fixed for the round (and a restart).
+            instances={
+                str(i): q.stored() for i, q in enumerate(picked) if isinstance(q, GeneratedQuestion)
+            }
+            or None,
             seconds=seconds,
             slot=0,
         )
@@ -137,6 +162,24 @@ class LiveRounds:
                 raise self.busy(running)
             raise UserError("live.server_full", limit=self.max_rounds)
         return created
+
+    def _ready(self, template: str) -> bool:
+        return self.pool is not None and self.pool.ready(template)
+
+    def _ask(self, item: Question | Generated) -> Question | None:
+        """A written question, or a ready instance of a template (None if there is none
+        after all: the round has one question fewer)."""
+        if isinstance(item, Question):
+            return item
+        instance = self.pool.take(item.template) if self.pool is not None else None
+        return None if instance is None else generated_question(instance, item)
+
+    def question(self, info: RoundInfo, number: int) -> Question:
+        """Question `number` of a round: its stored instance, or the bank's (KeyError
+        when a written question has left the bank since)."""
+        return asked_question(
+            self.bank, info.question_ids[number - 1], info.instances.get(str(number - 1))
+        )
 
     async def running_in(self, channel_id: int) -> LiveRound | None:
         return await rows.running_in(self.db, channel_id)
@@ -192,6 +235,7 @@ class LiveRounds:
             list(row.question_ids),
             [list(o) for o in row.choice_orders],
             row.seconds,
+            dict(row.instances or {}),
         )
         self._info[round_id] = info
         return info
@@ -210,7 +254,7 @@ class LiveRounds:
         if not 1 <= number <= len(info.question_ids):
             raise UserError("live.unknown_round")
         try:
-            question = self.bank.question(info.question_ids[number - 1])
+            question = self.question(info, number)
         except KeyError:  # its quiz was removed meanwhile
             raise UserError("live.question_gone") from None
         order = info.choice_orders[number - 1]
@@ -286,7 +330,7 @@ class LiveRounds:
             info = await self.info(round_id)
             for number in await results.wrong_numbers(self.db, round_id, user_id):
                 try:
-                    wrong.append(self.bank.question(info.question_ids[number - 1]))
+                    wrong.append(self.question(info, number))
                 except (KeyError, IndexError):
                     continue
         return MyResult(mine, len(standings), wrong)

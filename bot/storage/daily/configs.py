@@ -30,9 +30,11 @@ async def save(
     locale: str,
     repeat_after_days: int | None,
     retention: float | None = None,
+    answer_mode: str | None = None,
+    discussion: bool | None = None,
 ) -> GuildDailyConfig:
-    """Create or replace the configuration, enabled again (`repeat_after_days` and
-    `retention` None keep theirs)."""
+    """Create or replace the configuration, enabled again (`repeat_after_days`,
+    `retention`, `answer_mode` and `discussion` None keep theirs)."""
     async with db.session() as session:
         config = await session.get(GuildDailyConfig, guild_id) or GuildDailyConfig(
             guild_id=guild_id, channel_id=channel_id, post_time="", timezone=""
@@ -47,6 +49,10 @@ async def save(
             config.repeat_after_days = repeat_after_days
         if retention is not None:
             config.retention = retention
+        if answer_mode is not None:
+            config.answer_mode = answer_mode
+        if discussion is not None:
+            config.discussion = discussion
         # Reconfiguring is how an admin answers "posting failed": start again.
         config.enabled = True
         config.disabled_reason = None
@@ -68,6 +74,23 @@ async def disable(db: Database, guild_id: int, reason: StopReason | None, now: d
         config.updated_at = now
         await session.commit()
     return True
+
+
+async def refuse_discussion(db: Database, guild_id: int, now: datetime) -> None:
+    """Discord refused a discussion thread for good: discussion off, the admin told at
+    their next `/daily` command (posting goes on)."""
+    async with db.session() as session:
+        await session.exec(
+            update(GuildDailyConfig)
+            .where(col(GuildDailyConfig.guild_id) == guild_id)
+            .values(
+                discussion=False,
+                disabled_reason=StopReason.THREADS_FORBIDDEN,
+                admin_notified=False,
+                updated_at=now,
+            )
+        )
+        await session.commit()
 
 
 async def mark_admin_notified(db: Database, guild_id: int) -> None:

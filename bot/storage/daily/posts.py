@@ -11,9 +11,10 @@ from sqlalchemy import delete, false, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
+from bot.core.daily.types import REACTIONS
 from bot.core.outbox import Owed
 from bot.storage.database import Database
-from bot.storage.models import DailyPost
+from bot.storage.models import DailyAnswer, DailyPost
 from bot.storage.outbox import owe
 
 
@@ -26,8 +27,13 @@ async def claim(
     reveal_at: datetime,
     now: datetime,
     choice: dict[str, Any] | None = None,
+    *,
+    answer_mode: str = REACTIONS,
+    choice_order: list[int] | None = None,
+    instance: dict[str, Any] | None = None,
 ) -> DailyPost | None:
-    """Reserve (guild, day); None when that day's post exists already (maybe in another process)."""
+    """Reserve (guild, day); None when that day's post exists already (maybe in another
+    process). The post's answer mode, shown order and generated instance are fixed here."""
     post = DailyPost(
         guild_id=guild_id,
         day=day,
@@ -36,6 +42,9 @@ async def claim(
         reveal_at=reveal_at,
         claimed_at=now,
         choice=choice,
+        answer_mode=answer_mode,
+        choice_order=choice_order,
+        instance=instance,
     )
     async with db.session() as session:
         session.add(post)
@@ -69,8 +78,9 @@ async def set_message(
         first = post.message_id is None
         post.message_id = message_id
         post.posted_at = posted_at
-        if first:
-            # The answer reactions are owed with the message id, in one transaction.
+        if first and post.answer_mode == REACTIONS:
+            # The answer reactions are owed with the message id, in one transaction
+            # (a buttons post carries its answers already).
             owe(session, Owed.REACTIONS, post, posted_at)
         await session.commit()
     return post
@@ -165,3 +175,10 @@ async def note_unclear(db: Database, post_id: int, users: Sequence[int]) -> None
             return
         post.unclear_users = sorted(set(post.unclear_users or ()) | set(users))
         await session.commit()
+
+
+async def answer_of(db: Database, post_id: int, user_id: int) -> int | None:
+    """A member's counted answer to a post (the choice as written), None if none."""
+    async with db.session() as session:
+        answer = await session.get(DailyAnswer, (post_id, user_id))
+        return None if answer is None else answer.choice

@@ -36,12 +36,12 @@ from bot.storage import class_recall
 from bot.storage.daily import tallies
 from bot.storage.database import Database
 from bot.storage.memory import rules_on
-from bot.storage.models import DailyAnswer, DailyPost
+from bot.storage.models import DailyAnswer, DailyPost, GuildDailyConfig
 from bot.storage.outbox import owe
 from bot.storage.review_cards import apply_grades, chunks, prepare_grades
 from bot.storage.streaks import DayStats, answering_stats, day_stats, write_day
 
-Grading = Callable[[str], "tuple[int, int] | None"]
+Grading = Callable[[DailyPost], "tuple[int, int] | None"]
 # Answers applied to review cards per transaction (a few tens of ms of the write lock).
 GRADE_CHUNK = 100
 # Looks at a post that changed between the reads and the claim (an answer came in).
@@ -90,7 +90,7 @@ async def settle_post(
     otherwise) and writes. Nothing read can change in between: only a settle of this
     server moves its stats, and none can run while this post is open, since the earlier
     ones are settled (checked before the reads) and later ones wait for this one.
-    `grading_of(question_id)` is (right choice, number of choices), None if it left the bank.
+    `grading_of(post)` is (right choice, number of choices), None if it left the bank.
     """
     for _ in range(TRIES):
         async with db.engine.connect() as conn:
@@ -125,7 +125,7 @@ async def settle_post(
             post.day,
             post.question_id,
             answers,
-            grading_of(post.question_id),
+            grading_of(post),
             stats.settled,
             list(post.unclear_users or ()),
         )
@@ -188,6 +188,10 @@ async def _write(
     if post.message_id is not None:
         # The reveal is owed with the settled day, in one transaction.
         owe(session, Owed.REVEAL, post, now)
+        config = await session.get(GuildDailyConfig, post.guild_id)
+        if config is not None and config.discussion:
+            # So is its discussion thread, where the server asked for one.
+            owe(session, Owed.DISCUSSION, post, now)
     await session.commit()
 
 
@@ -223,7 +227,7 @@ async def _settle_again(
             post.day,
             post.question_id,
             answers,
-            grading_of(post.question_id),
+            grading_of(post),
             stats.settled,
             list(post.unclear_users or ()),
         )

@@ -35,7 +35,15 @@ class GuildDailyConfig(SQLModel, table=True):
     repeat_after_days: int = Field(default=30, sa_column_kwargs={"server_default": "30"})
     # The target retention of review scheduling and of the daily choice (0.80-0.97).
     retention: float = Field(default=0.9, sa_column_kwargs={"server_default": "0.9"})
-    # Set when Discord refused posting (403/404): posting stops until an admin reconfigures.
+    # How members answer: "reactions" (🇦 🇧 ...) or "buttons" (A-D, answers hidden until
+    # the reveal); a post keeps the mode it was made with.
+    answer_mode: str = Field(
+        default="reactions", max_length=10, sa_column_kwargs={"server_default": "reactions"}
+    )
+    # Open a discussion thread on the post at its reveal.
+    discussion: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
+    # Set when Discord refused for good: posting (403/404) stops until an admin reconfigures;
+    # "threads_forbidden" (403 on a discussion thread) turns only the discussion off.
     disabled_reason: str | None = Field(default=None, max_length=200)
     admin_notified: bool = False
     updated_at: datetime = when(default_factory=utcnow)
@@ -80,6 +88,15 @@ class DailyPost(SQLModel, table=True):
     graded: bool = Field(default=True, sa_column_kwargs={"server_default": sa.true()})
     # Why the question was chosen (bot.services.daily.choice.Reason.to_dict()); None on older posts.
     choice: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    # The mode the post was made with (`GuildDailyConfig.answer_mode`).
+    answer_mode: str = Field(
+        default="reactions", max_length=10, sa_column_kwargs={"server_default": "reactions"}
+    )
+    # Shown position -> index of the choice as written; None (older posts): file order.
+    choice_order: list[int] | None = Field(default=None, sa_type=sa.JSON)
+    # A generated question's instance (`GeneratedQuestion.stored()`), fixed for the post;
+    # `question_id` is then the template's key (gen:NAME).
+    instance: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
 
 
 class DailyAnswer(SQLModel, table=True):

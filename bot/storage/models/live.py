@@ -4,6 +4,7 @@ server's setting for rounds."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
@@ -57,6 +58,9 @@ class LiveRound(SQLModel, table=True):
     question_ids: list[str] = Field(sa_type=sa.JSON)
     # Per question: display position -> index of the choice as written.
     choice_orders: list[list[int]] = Field(sa_type=sa.JSON)
+    # Generated questions: {str(number - 1): the instance (`GeneratedQuestion.stored()`)},
+    # fixed when the round opens; their `question_ids` are the templates' keys (gen:NAME).
+    instances: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
     seconds: int
     slot: int
     status: str = Field(default="setup", max_length=10)

@@ -1,0 +1,95 @@
+"""The A-D buttons of a daily post in buttons mode, and what a press does.
+
+A press is graded like a reaction (`DailyAnswers.record_nowait`: the same writer, the
+same first-answer-counts rule) and acknowledged only to the member ("your answer: B");
+nobody sees how others answered before the reveal. The answer is committed before the
+member is told, but the interaction is acknowledged within Discord's 3 s whatever the
+database is doing: after `ACK_WITHIN_S` without a commit the reply is deferred, and the
+answer follows when the commit is done.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+
+from bot.core.daily.types import DailyAnswerOutcome, shown_position
+from bot.core.errors import UserError
+from bot.core.i18n import t
+from cogs.common import interaction_locale, services_of
+from cogs.ui.buttons import PersistentButton
+from cogs.ui.replies import in_time, send_ephemeral
+from cogs.ui.style import LETTERS
+
+PREFIX = "dq:"
+# How long a press waits for its commit before the reply is deferred (Discord allows 3 s).
+ACK_WITHIN_S = 1.5
+
+
+# What a real button carries after the prefix; the template takes any tail, so a forged
+# or garbled one gets a clear answer instead of a dead button.
+CUSTOM_ID = re.compile(r"(?P<post>\d{1,19}):(?P<pos>\d)")
+
+
+class DailyAnswerButton(PersistentButton, template=rf"{PREFIX}(?P<rest>.{{0,90}})"):
+    """Letter `position` of daily post `post_id` (0 and -1: a custom id that is none of ours)."""
+
+    def __init__(
+        self, post_id: int, position: int, *, disabled: bool = False, row: int | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=LETTERS[position] if 0 <= position < len(LETTERS) else "?",
+                style=discord.ButtonStyle.primary,
+                disabled=disabled,
+                custom_id=f"{PREFIX}{post_id}:{position}",
+            ),
+            row=row,
+        )
+        self.post_id = post_id
+        self.position = position
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> DailyAnswerButton:
+        ours = CUSTOM_ID.fullmatch(match["rest"])
+        if ours is None:
+            return cls(0, -1)
+        return cls(int(ours["post"]), int(ours["pos"]))
+
+    async def pressed(self, interaction: discord.Interaction) -> None:
+        await answer_pressed(interaction, self.post_id, self.position)
+
+
+def answer_view(post_id: int, n_choices: int, *, closed: bool = False) -> discord.ui.View:
+    """One button per shown choice (A, B, ...), disabled once the post is revealed."""
+    view = discord.ui.View(timeout=None)
+    for position in range(n_choices):
+        view.add_item(DailyAnswerButton(post_id, position, disabled=closed, row=position // 5))
+    return view
+
+
+async def answer_pressed(interaction: discord.Interaction, post_id: int, position: int) -> None:
+    locale = interaction_locale(interaction)
+    answers = services_of(interaction).daily.answers
+    message = interaction.message
+    post = None
+    if message is not None and interaction.channel_id is not None:
+        post = await answers.button_post(message.id, interaction.channel_id, post_id)
+    if post is None:
+        raise UserError("daily.answers_closed")
+    queued = answers.record_nowait(post, interaction.user.id, position)
+    if isinstance(queued, DailyAnswerOutcome):  # closed meanwhile, or a forged letter
+        raise UserError("daily.answers_closed")
+    _correct, written = queued  # never shown before the reveal
+    # The database is slow: acknowledge now (privately), answer when it is written.
+    first = await in_time(interaction, written, after_s=ACK_WITHIN_S)
+    if first:
+        await send_ephemeral(interaction, t("daily.your_answer", locale, letter=LETTERS[position]))
+        return
+    counted = await answers.first_answer(post.post_id, interaction.user.id)
+    shown = shown_position(post.order, counted) if counted is not None else position
+    await send_ephemeral(interaction, t("daily.already_answered", locale, letter=LETTERS[shown]))
