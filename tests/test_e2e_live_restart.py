@@ -11,40 +11,25 @@ import pytest
 
 from bot.storage import Database
 from testkit.processes import BotProcess, bot_env
-from testkit.standin.models import FakeChannel, FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
     answer_id,
     execute,
     expire_question,
-    has_button,
     join,
     open_round,
     positions,
     question,
+    questions_posted,
     quick_bot,
     reveal,
+    reveals_posted,
     rows,
     rows_become,
     scoreboard,
     start,
 )
-
-
-def questions_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
-    return [m for m in fake.messages(thread) if has_button(m, f"{number}:0")]
-
-
-def reveals_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
-    return [
-        m
-        for m in fake.messages(thread)
-        if any(
-            e.get("title", "").startswith(f"Question {number}/") and "answer is" in e["title"]
-            for e in m.embeds
-        )
-    ]
 
 
 async def test_a_restart_keeps_the_open_questions_deadline_and_its_answers(

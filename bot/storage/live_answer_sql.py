@@ -5,9 +5,11 @@ through `AsyncConnection.run_sync` on PostgreSQL.
 Per question in the batch: take the question's row first (`UPDATE ... RETURNING`:
 PostgreSQL's row lock, SQLite's write lock), so a concurrent close either sees these
 answers or this batch sees the question closed; read the database's clock and refuse
-what comes after the deadline; insert the answers with `ON CONFLICT DO NOTHING
-RETURNING` (a member's first answer counts, whichever process or batch it came
-through); raise the question's count and add the players (answering also joins). The
+what was pressed after the deadline (a press's moment by that clock: now less the time
+it waited in this process, on the process's monotonic clock, so a press held through a
+database outage keeps its moment and its points); insert the answers with `ON CONFLICT
+DO NOTHING RETURNING` (a member's first answer counts, whichever process or batch it
+came through); raise the question's count and add the players (answering also joins). The
 statements are SQLAlchemy Core, built once per dialect; the rows go as executemany,
 which SQLAlchemy sends as multi-row INSERTs compiled once ("insertmanyvalues").
 """
@@ -15,8 +17,9 @@ which SQLAlchemy sends as multi-row INSERTs compiled once ("insertmanyvalues").
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -55,6 +58,7 @@ class LivePending:
     correct: bool
     seconds: int  # the question's time
     future: asyncio.Future[Recorded] = field(repr=False)
+    arrived: float = field(default_factory=time.monotonic)  # the press's moment, monotonic
 
 
 Result = tuple[list[Recorded], dict[tuple[int, int], int]]
@@ -70,21 +74,32 @@ def write_batch(conn: Connection, batch: list[LivePending]) -> Result:
     counts: dict[tuple[int, int], int] = {}
     sql = statements(conn.dialect.name)
     with conn.begin():
-        now = None
+        now: datetime | None = None
+        clock = 0.0
         for (round_id, number), items in groups.items():
             row = conn.execute(sql.take, {"r": round_id, "n": number}).first()
             if now is None:
                 now = db_now_sync(conn)  # after the first lock: no earlier
+                clock = time.monotonic()
             if row is None:
                 refused = Recorded(Outcome.CLOSED)
             elif row.status != QuestionStatus.OPEN or row.opened_at is None:
                 refused = Recorded(Outcome.NOT_OPEN, answered=int(row.answered))
-            elif row.closes_at is None or now >= row.closes_at:
+            elif row.closes_at is None:
                 refused = Recorded(Outcome.LATE, answered=int(row.answered))
             else:
-                counts[(round_id, number)] = _insert(
-                    conn, sql, items, row.opened_at, now, int(row.answered), decided
-                )
+                moments = {
+                    id(p): now - timedelta(seconds=max(0.0, clock - p.arrived)) for p in items
+                }
+                in_time = [p for p in items if moments[id(p)] < row.closes_at]
+                answered = int(row.answered)
+                if in_time:
+                    answered = _insert(
+                        conn, sql, in_time, row.opened_at, moments, answered, decided
+                    )
+                    counts[(round_id, number)] = answered
+                for pending in items:
+                    decided.setdefault(id(pending), Recorded(Outcome.LATE, answered=answered))
                 continue
             for pending in items:
                 decided[id(pending)] = refused
@@ -96,37 +111,42 @@ def _insert(
     sql: Statements,
     items: list[LivePending],
     opened_at: datetime,
-    now: datetime,
+    moments: dict[int, datetime],
     answered: int,
     decided: dict[int, Recorded],
 ) -> int:
-    """Insert the first press of each member of one question; its count afterwards."""
+    """Insert the first press of each member of one question (each at its moment); its
+    count afterwards."""
     first: dict[int, LivePending] = {}
     for pending in items:
         first.setdefault(pending.user_id, pending)
-    ms = max(0, int((now - opened_at).total_seconds() * 1000))
     round_id, number = items[0].round_id, items[0].number
-    rows = [
-        {
-            "round_id": round_id,
-            "number": number,
-            "user_id": p.user_id,
-            "position": p.position,
-            "choice": p.choice,
-            "correct": p.correct,
-            "answered_at": now,
-            "ms": ms,
-            "points": points(p.correct, ms / 1000, p.seconds),
-        }
-        for p in first.values()
-    ]
+    rows = []
+    for p in first.values():
+        ms = max(0, int((moments[id(p)] - opened_at).total_seconds() * 1000))
+        rows.append(
+            {
+                "round_id": round_id,
+                "number": number,
+                "user_id": p.user_id,
+                "position": p.position,
+                "choice": p.choice,
+                "correct": p.correct,
+                "answered_at": moments[id(p)],
+                "ms": ms,
+                "points": points(p.correct, ms / 1000, p.seconds),
+            }
+        )
     inserted = {int(u) for (u,) in conn.execute(sql.insert_answers, rows).all()}
     if inserted:
         count = conn.execute(sql.count, {"r": round_id, "n": number, "k": len(inserted)})
         answered = int(count.scalar_one())
         conn.execute(
             sql.insert_players,
-            [{"round_id": round_id, "user_id": u, "joined_at": now} for u in inserted],
+            [
+                {"round_id": round_id, "user_id": u, "joined_at": moments[id(first[u])]}
+                for u in inserted
+            ],
         )
     repeats = [u for u in first if u not in inserted]
     earlier: dict[int, int] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -23,7 +24,7 @@ from sqlalchemy.engine import Connection
 
 from bot.storage.database import Database
 from bot.storage.live_answer_sql import LivePending, Outcome, Recorded, write_batch
-from bot.storage.retry import retry_transient
+from bot.storage.retry import log_failure, retry_transient
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +72,19 @@ class LiveAnswerWriter:
         choice: int,
         correct: bool,
         seconds: int,
+        arrived: float | None = None,
     ) -> asyncio.Future[Recorded]:
+        """`arrived`: when the press came, by `time.monotonic()` (default: now); it is
+        judged at that moment by the database's clock however late it is written (a
+        database away for a while)."""
         if self._task is None or self._closing:
             raise WriterClosed("the live answer writer is not running")
         future: asyncio.Future[Recorded] = asyncio.get_running_loop().create_future()
+        moment = time.monotonic() if arrived is None else arrived
         self._queue.put_nowait(
-            LivePending(round_id, number, user_id, position, choice, correct, seconds, future)
+            LivePending(
+                round_id, number, user_id, position, choice, correct, seconds, future, moment
+            )
         )
         return future
 
@@ -132,7 +140,9 @@ class LiveAnswerWriter:
                 lambda: self._transaction(batch), "writing live answers"
             )
         except Exception as exc:  # one bad batch must not kill the writer
-            log.exception("writing %d live answers failed", len(batch))
+            # (a database away for longer than the tries: noted once for the outage; each
+            # press is answered "try again")
+            log_failure(log, f"writing {len(batch)} live answers", exc)
             for pending in batch:
                 if not pending.future.done():
                     pending.future.set_exception(exc)

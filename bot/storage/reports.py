@@ -166,7 +166,8 @@ async def for_host(db: Database, guild_id: int | None) -> list[ReportedQuestion]
     if guild_id is not None:
         query = query.where(column.guild_id == guild_id)
     async with db.session() as session:
-        rows = (await session.execute(query)).all()
+        conn = await session.connection()
+        rows = (await conn.execute(query)).all()
     result = []
     for row in rows:
         last_at = row.last_at

@@ -10,7 +10,6 @@ answer follows when the commit is done.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any
 
@@ -21,7 +20,7 @@ from bot.core.errors import UserError
 from bot.core.i18n import t
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
-from cogs.ui.replies import send_ephemeral
+from cogs.ui.replies import in_time, send_ephemeral
 from cogs.ui.style import LETTERS
 
 PREFIX = "dq:"
@@ -86,12 +85,8 @@ async def answer_pressed(interaction: discord.Interaction, post_id: int, positio
     if isinstance(queued, DailyAnswerOutcome):  # closed meanwhile, or a forged letter
         raise UserError("daily.answers_closed")
     _correct, written = queued  # never shown before the reveal
-    try:
-        first = await asyncio.wait_for(asyncio.shield(written), ACK_WITHIN_S)
-    except TimeoutError:
-        # The database is slow: acknowledge now (privately), answer when it is written.
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        first = await written
+    # The database is slow: acknowledge now (privately), answer when it is written.
+    first = await in_time(interaction, written, after_s=ACK_WITHIN_S)
     if first:
         await send_ephemeral(interaction, t("daily.your_answer", locale, letter=LETTERS[position]))
         return

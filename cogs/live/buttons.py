@@ -20,7 +20,7 @@ from bot.services.live import Outcome
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
 from cogs.ui.live_embeds import result_text
-from cogs.ui.replies import send_ephemeral
+from cogs.ui.replies import in_time, send_ephemeral
 from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS
 
@@ -144,10 +144,14 @@ _REFUSED = {
 
 
 async def _answer(interaction: discord.Interaction, ref: ButtonRef) -> None:
+    """The answer is acknowledged once written; while the database is away the writer
+    retries (the press keeps its moment, so the deadline and the points are as when it
+    was pressed) and the reply is deferred, then followed up."""
     locale = interaction_locale(interaction)
-    answered = await services_of(interaction).live.answer(
+    answer = services_of(interaction).live.answer(
         ref.round_id, ref.number, ref.position, interaction.user.id, interaction.channel_id
     )
+    answered = await in_time(interaction, answer)
     outcome = answered.recorded.outcome
     if outcome in _REFUSED:
         raise UserError(_REFUSED[outcome])
@@ -158,9 +162,10 @@ async def _answer(interaction: discord.Interaction, ref: ButtonRef) -> None:
 
 async def _join(interaction: discord.Interaction, ref: ButtonRef) -> None:
     locale = interaction_locale(interaction)
-    joined = await services_of(interaction).live.join(
+    join = services_of(interaction).live.join(
         ref.round_id, interaction.user.id, interaction.channel_id
     )
+    joined = await in_time(interaction, join)
     await send_ephemeral(interaction, t("live.joined" if joined else "live.already_joined", locale))
 
 

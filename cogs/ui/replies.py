@@ -7,8 +7,10 @@ in `handle_interaction_error`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -16,6 +18,7 @@ from discord import app_commands
 from bot.core.errors import UserError
 from bot.core.i18n import t
 from bot.core.text import clip
+from bot.storage.retry import is_transient, outage
 from cogs.common import interaction_locale
 
 log = logging.getLogger("quiztutor.discord")
@@ -31,6 +34,25 @@ async def send_ephemeral(
         await interaction.followup.send(content or "", ephemeral=True, **kwargs)
     else:
         await interaction.response.send_message(content, ephemeral=True, **kwargs)
+
+
+T = TypeVar("T")
+
+# Discord allows 3 s for the first answer to an interaction: past this, the reply is
+# deferred ("thinking...") and sent as a follow-up once the work is done.
+DEFER_AFTER_S = 1.0
+
+
+async def in_time(
+    interaction: discord.Interaction, work: Awaitable[T], *, after_s: float = DEFER_AFTER_S
+) -> T:
+    """`await work`, deferring the private reply when it takes longer than `after_s` (a
+    database that does not answer at once: its writes are retried for up to ~30 s)."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=after_s)
+    if not done and not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    return await task
 
 
 ECHO_MAX = 100
@@ -81,6 +103,12 @@ async def handle_interaction_error(interaction: discord.Interaction, error: Exce
         return
     if isinstance(error, app_commands.MissingPermissions):
         await say_error(interaction, "perm.manage_guild")
+        return
+    if is_transient(error):
+        # The database is away (retried for a while already): logged once for the whole
+        # outage, and the member is asked to try again.
+        outage.failed("answering an interaction", error)
+        await say_error(interaction, "error.db_unavailable")
         return
     log.error("Unhandled error in interaction", exc_info=error, extra=log_context(interaction))
     try:

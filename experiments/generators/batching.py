@@ -122,6 +122,16 @@ def run_snippet(src: str) -> str:
     return out.getvalue().strip()
 
 
+# The second slip of a distractor that is wrong twice (divide: whether the loop divides).
+_DIVISION_WRONG = {
+    True: {"en": "forgets that each loss was divided by N", "id": "lupa bahwa tiap loss dibagi N"},
+    False: {
+        "en": "assumes the loss was divided by N (this loop does not divide)",
+        "id": "mengira loss sudah dibagi N (loop ini tidak membaginya)",
+    },
+}
+
+
 def accumulation_build(params: dict[str, Any], rng: random.Random) -> Draft:
     grads = [float(g) for g in params["grads"]]
     divide, inside = bool(params["divide"]), bool(params["zero_grad_inside"])
@@ -155,7 +165,13 @@ def accumulation_build(params: dict[str, Any], rng: random.Random) -> Draft:
     options: list[Option] = []
     if inside:
         options.append(miss("grads-accumulate-anyway", printed(total / n if divide else total)))
-        options.append(miss("grads-accumulate-anyway", printed(total if divide else total / n)))
+        options.append(
+            miss(
+                "accumulate-anyway-division-wrong",
+                printed(total if divide else total / n),
+                division=_DIVISION_WRONG[divide],
+            )
+        )
         options.append(
             miss("forgot-divide-by-n", printed(last))
             if divide
@@ -168,7 +184,13 @@ def accumulation_build(params: dict[str, Any], rng: random.Random) -> Draft:
             if divide
             else miss("assumed-divide-by-n", printed(total / n))
         )
-        options.append(miss("last-micro-batch-only", printed(last if divide else last / n)))
+        options.append(
+            miss(
+                "last-only-division-wrong",
+                printed(last if divide else last / n),
+                division=_DIVISION_WRONG[divide],
+            )
+        )
     rng.shuffle(options)
     fallback = [
         miss("divided-twice", printed(float(right) / n)),

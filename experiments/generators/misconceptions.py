@@ -239,6 +239,18 @@ MISCONCEPTIONS: dict[str, Text] = {
         "en": "forgets that zero_grad() inside the loop erases the earlier micro-batches' gradients",
         "id": "lupa bahwa zero_grad() di dalam loop menghapus gradien micro-batch sebelumnya",
     },
+    "last-only-division-wrong": {
+        "en": "keeps only the last micro-batch's gradient, as if it were zeroed every "
+        "micro-batch, and {division}",
+        "id": "hanya menyimpan gradien micro-batch terakhir, seolah-olah gradien dinolkan tiap "
+        "micro-batch, dan {division}",
+    },
+    "accumulate-anyway-division-wrong": {
+        "en": "forgets that zeroing w.grad inside the loop erases the earlier micro-batches' "
+        "gradients, and {division}",
+        "id": "lupa bahwa menolkan w.grad di dalam loop menghapus gradien micro-batch "
+        "sebelumnya, dan {division}",
+    },
     "divided-twice": {
         "en": "divides by N twice",
         "id": "membagi dengan N dua kali",

@@ -89,6 +89,21 @@ async def scoreboard(fake: FakeDiscord, where: FakeChannel, wait_s: float = 15) 
     return await fake.wait_for_message(lambda m: has_button(m, "r"), wait_s, channel=where)
 
 
+def questions_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
+    return [m for m in fake.messages(thread) if has_button(m, f"{number}:0")]
+
+
+def reveals_posted(fake: FakeDiscord, thread: FakeChannel, number: int) -> list[FakeMessage]:
+    return [
+        m
+        for m in fake.messages(thread)
+        if any(
+            e.get("title", "").startswith(f"Question {number}/") and "answer is" in e["title"]
+            for e in m.embeds
+        )
+    ]
+
+
 def answer_id(message: FakeMessage, position: int) -> str:
     return next(c for c in message.custom_ids() if re.fullmatch(rf"lv:\d+:\d+:{position}", c))
 

@@ -45,6 +45,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This command works in a server, not in direct messages.",
         "id": "Perintah ini hanya bisa dipakai di server, bukan di pesan langsung.",
     },
+    "error.db_unavailable": {
+        "en": "The bot cannot reach its database right now, so this was not recorded. "
+        "Please try again in a moment.",
+        "id": "Bot sedang tidak dapat menghubungi basis datanya, jadi ini belum tercatat. "
+        "Silakan coba lagi sebentar lagi.",
+    },
     "error.internal": {
         "en": "Something went wrong on our side. Nothing was lost; please try again.",
         "id": "Terjadi kesalahan di sisi bot. Tidak ada yang hilang; silakan coba lagi.",

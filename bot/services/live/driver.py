@@ -187,10 +187,12 @@ class LiveDriver:
         try:
             while not done and not self._closing:
                 if loop.time() - renewed >= self.lease.total_seconds() / 3:
-                    if not await steps.claim(self.db, round_id, self.owner, self.lease):
+                    held = await self._renew(round_id)
+                    if held is False:
                         log.warning("lost the lease on live round %s (%s)", round_id, self.owner)
                         return
-                    renewed = loop.time()
+                    if held:
+                        renewed = loop.time()
                 try:
                     done = await self._step(round_id, first)
                     first = False
@@ -207,7 +209,19 @@ class LiveDriver:
             self._runners.pop(round_id, None)
             self._wakes.pop(round_id, None)
         if not self._closing:  # (at shutdown `close` releases what it held)
-            await steps.release(self.db, round_id, self.owner)
+            try:
+                await steps.release(self.db, round_id, self.owner)
+            except Exception as exc:  # its lease lapses by itself
+                log_failure(log, "releasing a live round", exc, round_id=round_id)
+
+    async def _renew(self, round_id: int) -> bool | None:
+        """Renew the lease: False when another process holds it; None when the database
+        did not answer (tried again at the next look; a lapsed lease is taken back)."""
+        try:
+            return await steps.claim(self.db, round_id, self.owner, self.lease)
+        except Exception as exc:
+            log_failure(log, "renewing a live round's lease", exc, round_id=round_id)
+            return None
 
     async def _step(self, round_id: int, first: bool) -> bool:
         """Look at the round once and do what is due; True when it is over."""
@@ -246,6 +260,7 @@ class LiveDriver:
             await self._post(row, current)
         elif step is Step.CLOSE:
             number = row.position + 1
+            await self.rounds.writer.flush()  # presses held (a database away) count first
             await retry_transient(
                 lambda: steps.close_question(self.db, round_id, number, self.pause),
                 "closing a live question",

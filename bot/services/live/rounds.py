@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,6 +40,7 @@ from bot.storage import live_results as results
 from bot.storage import live_steps as steps
 from bot.storage.live_answers import LiveAnswerWriter, Recorded
 from bot.storage.models import LiveRound
+from bot.storage.retry import retry_transient
 
 log = logging.getLogger("quiztutor.live")
 
@@ -222,7 +224,7 @@ class LiveRounds:
         cached = self._info.get(round_id)
         if cached is not None:
             return cached
-        row = await rows.get(self.db, round_id)
+        row = await retry_transient(lambda: rows.get(self.db, round_id), "reading a live round")
         if row is None or row.id is None or row.thread_id is None:
             raise UserError("live.unknown_round")
         info = RoundInfo(
@@ -247,6 +249,7 @@ class LiveRounds:
     async def answer(
         self, round_id: int, number: int, position: int, user_id: int, channel_id: int | None
     ) -> Answered:
+        arrived = time.monotonic()  # the press's moment, whenever the database takes it
         info = await self._in_place(round_id, channel_id)
         if not 1 <= number <= len(info.question_ids):
             raise UserError("live.unknown_round")
@@ -259,14 +262,18 @@ class LiveRounds:
             raise UserError("live.unknown_round")
         correct = order[position] == question.answer
         recorded = await self.writer.submit(
-            round_id, number, user_id, position, order[position], correct, info.seconds
+            round_id, number, user_id, position, order[position], correct, info.seconds, arrived
         )
         return Answered(recorded, recorded.position)
 
     async def join(self, round_id: int, user_id: int, channel_id: int | None) -> bool:
         await self._in_place(round_id, channel_id)
-        row = await self._running(round_id)
-        joined = await rows.join(self.db, row.id or round_id, user_id)
+
+        async def join() -> bool:  # retried while the database is away; joining twice is once
+            row = await self._running(round_id)
+            return await rows.join(self.db, row.id or round_id, user_id)
+
+        joined = await retry_transient(join, "joining a live round")
         if joined:
             self.on_change(round_id)
         return joined
