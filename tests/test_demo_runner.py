@@ -227,3 +227,17 @@ async def test_concurrent_starts_spawn_one_worker() -> None:
         assert spawned == [runner.worker_info["pid"]]
     finally:
         await runner.close()
+
+
+async def test_a_request_waiting_for_the_worker_start_ends_quietly_when_closed() -> None:
+    # The warm-up is starting the worker (it holds the start lock) when the bot stops: a
+    # refill of generated questions waiting behind it is told the runner closed, instead
+    # of asking the closed runner's thread pool for a worker (RuntimeError).
+    runner = DemoRunner(warm_up=False)
+    async with runner._start_lock:
+        batch = asyncio.create_task(runner.generate_batch("fp16-round", [1]))
+        while not runner._busy:  # it holds the slot and waits for the worker
+            await asyncio.sleep(0)
+        await runner.close()
+    with pytest.raises(DemoRunnerClosed):
+        await batch

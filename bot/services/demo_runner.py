@@ -317,6 +317,8 @@ class DemoRunner:
             await self._ensure_worker_unlocked()
 
     async def _ensure_worker_unlocked(self) -> None:
+        if self._closed:  # closed while this waited for a start elsewhere (the warm-up)
+            raise DemoRunnerClosed("runner closed while a request waited for the worker")
         if self._restart_task is not None:
             task = self._restart_task
             with contextlib.suppress(Exception):
