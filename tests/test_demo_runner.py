@@ -236,8 +236,8 @@ async def test_a_request_waiting_for_the_worker_start_ends_quietly_when_closed()
     runner = DemoRunner(warm_up=False)
     async with runner._start_lock:
         batch = asyncio.create_task(runner.generate_batch("fp16-round", [1]))
-        while not runner._busy:  # it holds the slot and waits for the worker
-            await asyncio.sleep(0)
+        await asyncio.sleep(0)  # one turn of the loop: the batch runs until the lock stops it
+        assert runner._busy  # it holds the slot and waits for the worker
         await runner.close()
     with pytest.raises(DemoRunnerClosed):
         await batch
