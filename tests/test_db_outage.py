@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
-import shutil
 import sqlite3
-import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -29,6 +26,7 @@ from testkit.processes import BotProcess, bot_env, integrity
 from testkit.standin.server import FakeDiscord
 from tests.support.daily import bot_reactions_done, is_daily_post, preconfigure_daily
 from tests.support.db import NOW, make_post
+from tests.support.outages import outage_lines, read_only_folder
 from tests.support.pgcluster import Cluster
 
 WAIT = 30.0
@@ -142,11 +140,6 @@ def count(db_url: str) -> int:
     return int(db_rows(db_url, "SELECT count(*) FROM daily_answer")[0][0])
 
 
-def outage_lines(bot: BotProcess) -> tuple[int, int]:
-    log = bot.stderr_tail(10_000_000)
-    return log.count("transient database error"), log.count("available again")
-
-
 @pytest.mark.slow
 async def test_postgres_restarted_during_a_flood_loses_and_doubles_no_answer(
     discord_fake: FakeDiscord, tmp_path: Path, own_postgres: Cluster
@@ -163,34 +156,13 @@ async def test_postgres_restarted_during_a_flood_loses_and_doubles_no_answer(
 async def test_sqlite_directory_read_only_during_a_flood_loses_and_doubles_no_answer(
     discord_fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    db_url = f"sqlite+aiosqlite:///{folder / 'quiztutor.db'}"
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        # Root ignores file modes: the bot runs without that privilege.
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: a read-only folder would not bind")
-        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"]
-    saved: dict[Path, int] = {}
-
-    async def read_only() -> None:
-        for path in [folder, *folder.iterdir()]:
-            saved[path] = stat.S_IMODE(path.stat().st_mode)
-            path.chmod(saved[path] & ~0o222)
-
-    async def writable() -> None:
-        for path, mode in saved.items():
-            if path.exists():  # SQLite removes its -shm and -wal when the bot stops
-                path.chmod(mode)
-
+    fault = read_only_folder(tmp_path)
     try:
         bot = await flood_with_an_outage(
-            discord_fake, db_url, tmp_path, read_only, writable, prefix
+            discord_fake, fault.db_url, tmp_path, fault.read_only, fault.writable, fault.prefix
         )
     finally:
-        await writable()
+        await fault.writable()
     # Open files stay writable in a read-only folder: in WAL mode with its connections
     # open, the bot may write right through; whatever failed was logged once.
     started, ended = outage_lines(bot)

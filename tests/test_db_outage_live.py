@@ -14,9 +14,6 @@ made read-only for 10 s.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -41,6 +38,7 @@ from tests.support.live import (
     scoreboard,
     thread_of,
 )
+from tests.support.outages import outage_lines, read_only_folder
 from tests.support.pgcluster import Cluster
 
 WAIT = 30.0
@@ -156,11 +154,6 @@ async def round_with_an_outage(
     return bot
 
 
-def outage_lines(bot: BotProcess) -> tuple[int, int]:
-    log = bot.stderr_tail(10_000_000)
-    return log.count("transient database error"), log.count("available again")
-
-
 @pytest.mark.slow
 async def test_postgres_restarted_during_a_live_round_loses_and_doubles_no_press(
     discord_fake: FakeDiscord, tmp_path: Path, own_postgres: Cluster
@@ -177,34 +170,13 @@ async def test_postgres_restarted_during_a_live_round_loses_and_doubles_no_press
 async def test_sqlite_directory_read_only_during_a_live_round_loses_and_doubles_no_press(
     discord_fake: FakeDiscord, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    db_url = f"sqlite+aiosqlite:///{folder / 'quiztutor.db'}"
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        # Root ignores file modes: the bot runs without that privilege.
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: a read-only folder would not bind")
-        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"]
-    saved: dict[Path, int] = {}
-
-    async def read_only() -> None:
-        for path in [folder, *folder.iterdir()]:
-            saved[path] = stat.S_IMODE(path.stat().st_mode)
-            path.chmod(saved[path] & ~0o222)
-
-    async def writable() -> None:
-        for path, mode in saved.items():
-            if path.exists():  # SQLite removes its -shm and -wal when the bot stops
-                path.chmod(mode)
-
+    fault = read_only_folder(tmp_path)
     try:
         bot = await round_with_an_outage(
-            discord_fake, db_url, tmp_path, read_only, writable, prefix
+            discord_fake, fault.db_url, tmp_path, fault.read_only, fault.writable, fault.prefix
         )
     finally:
-        await writable()
+        await fault.writable()
     # Open files stay writable in a read-only folder: in WAL mode with its connections
     # open, the bot may write right through; whatever failed was logged once.
     started, ended = outage_lines(bot)
