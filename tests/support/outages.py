@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,3 +57,32 @@ def outage_lines(bot: BotProcess) -> tuple[int, int]:
     """How often the bot's log says an outage started, and that it ended."""
     log = bot.stderr_tail(10_000_000)
     return log.count("transient database error"), log.count("available again")
+
+
+# What an outage test runs: (database URL, take it away, bring it back, command prefix).
+Run = Callable[
+    [str, Callable[[], Awaitable[None]], Callable[[], Awaitable[None]], list[str]],
+    Awaitable[BotProcess],
+]
+
+
+async def with_read_only_folder(tmp_path: Path, run: Run) -> BotProcess:
+    """`run` on a SQLite database whose folder goes read-only and back; writable again
+    afterwards whatever happened."""
+    fault = read_only_folder(tmp_path)
+    try:
+        return await run(fault.db_url, fault.read_only, fault.writable, fault.prefix)
+    finally:
+        await fault.writable()
+
+
+def assert_outage_logged_once(bot: BotProcess, *, may_not_bite: bool = False) -> None:
+    """The outage's start and end logged once each, and no traceback. `may_not_bite`: a
+    read-only SQLite folder may not stop the bot at all (in WAL mode with its connections
+    open it writes right through the open files); then neither line is there."""
+    started, ended = outage_lines(bot)
+    if may_not_bite:
+        assert started == ended <= 1
+    else:
+        assert (started, ended) == (1, 1)
+    assert "Traceback" not in bot.stderr_tail(10_000_000)
