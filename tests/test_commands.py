@@ -90,15 +90,18 @@ def test_bot_uses_no_privileged_intents(tmp_path: Path) -> None:
     assert bot.intents.guilds and bot.intents.guild_reactions
 
 
-def test_the_bot_process_never_imports_torch() -> None:
-    """Demos run in a worker process: importing every bot module must not load torch."""
+def test_the_bot_process_never_imports_torch_or_the_heavy_libraries() -> None:
+    """Demos run in a worker process, charts in the chart process and migrations only
+    when one is due: importing every bot module loads none of torch, numpy, matplotlib,
+    pandas or alembic (together over 100 MiB of the bot's memory)."""
     import subprocess
     import sys
 
     code = (
         "import sys, bot.discord.client, bot.cli.main, bot.services.demo_runner, cogs.quiz, cogs.demo, cogs.daily, "
-        "cogs.stats, cogs.admin, experiments, experiments.catalog; "
-        "assert 'torch' not in sys.modules, 'torch imported'"
+        "cogs.stats, cogs.admin, cogs.live, experiments, experiments.catalog; "
+        "heavy = [m for m in ('torch', 'numpy', 'matplotlib', 'pandas', 'alembic') if m in sys.modules]; "
+        "assert not heavy, f'imported: {heavy}'"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False

@@ -26,7 +26,7 @@ from bot.cli import doctor
 from bot.cli.logs import setup_logging
 from bot.core.daily.reactions import ANSWER_EMOJI
 from bot.storage import Database
-from bot.storage.database import alembic_config
+from bot.storage.database import HEAD, alembic_config
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import (
@@ -56,6 +56,35 @@ async def schema_diffs(db: Database) -> list[Any]:
 def test_revisions_form_one_line_of_history() -> None:
     assert REVISIONS, "no migrations found"
     assert len(SCRIPT.get_heads()) == 1, f"several heads: {SCRIPT.get_heads()}"
+    # The bot's own head (read from the file names, without alembic) is alembic's.
+    assert HEAD == SCRIPT.get_current_head()
+
+
+OPEN_AND_LIST = """
+import asyncio, sys
+from bot.storage import Database
+
+async def main():
+    db = await Database.open(sys.argv[1])
+    print(await db.current_revision())
+    await db.close()
+
+asyncio.run(main())
+print(sorted(m for m in sys.modules if m.split('.')[0] in ('alembic', 'mako')))
+"""
+
+
+async def test_a_database_at_head_is_opened_without_loading_alembic(db_url: str) -> None:
+    """Alembic (about 12 MiB of the bot's memory) is loaded only when a migration runs."""
+    db = await Database.open(db_url)  # migrates to head: alembic in this process only
+    await db.close()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", OPEN_AND_LIST, db_url, cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert out.decode().split("\n")[:2] == [HEAD, "[]"]
 
 
 @pytest.mark.parametrize("start", ["empty", *REVISIONS])

@@ -27,7 +27,7 @@ On SQLite every writer holds the database's write lock.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -48,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import SQLModel
 
 from bot.core.daily.choice import ACTIVE_DAYS, CARDS, Signal
-from bot.core.daily.recall import EPOCH, SUMS, add_terms, days
+from bot.core.daily.recall import EPOCH, SUMS, add_terms, days, difference
 from bot.storage.database import Database
 from bot.storage.models import ClassMember, ClassRecall, DailyAnswer, DailyPost, ReviewCard
 from bot.storage.recall_sql import card_stability, greatest, review_days, terms_select
@@ -225,7 +225,7 @@ async def _fold_chunk(
 
 
 async def _add_to_sums(
-    conn: AsyncConnection, deltas: dict[tuple[int, str], tuple[int, Sequence[float]]], at: float
+    conn: AsyncConnection, deltas: Mapping[tuple[int, str], tuple[int, Sequence[float]]], at: float
 ) -> None:
     """Add (cards, sums at `at`) to each (server, question)'s row, creating missing rows."""
     keys = sorted(deltas)
@@ -320,15 +320,18 @@ async def apply_card_changes(conn: AsyncConnection, changes: Sequence[CardChange
         [c.before[0] for c in old if c.before], [c.before[1] for c in old if c.before], at
     )
     where_old = {id(c): row for row, c in enumerate(old)}
-    deltas: dict[tuple[int, str], tuple[int, Any]] = {}
+    deltas: dict[tuple[int, str], tuple[int, list[float]]] = {}
     for row, change in enumerate(counted):
         delta = (
-            after[row] - before[where_old[id(change)]] if id(change) in where_old else after[row]
+            difference(after[row], before[where_old[id(change)]])
+            if id(change) in where_old
+            else after[row]
         )
         for guild_id in guilds[change.user_id]:
             key = (guild_id, change.question_id)
             n, sums = deltas.get(key, (0, SUMS.zeros()))
-            deltas[key] = (n + (change.before is None), sums + delta)
+            add_terms(sums, delta)
+            deltas[key] = (n + (change.before is None), sums)
     await _add_to_sums(conn, deltas, at)
 
 

@@ -17,20 +17,31 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+if TYPE_CHECKING:  # alembic is imported only when a migration runs (see migrate_to)
+    from alembic.config import Config
+
 DEFAULT_URL = "sqlite+aiosqlite:///data/quiztutor.db"
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+
+def head_revision() -> str:
+    """The newest revision id, read from the file names (`versions/NNNN_what.py` holds
+    revision "NNNN") without importing alembic: a bot whose database is already there
+    never loads alembic (about 12 MiB of its memory). A test holds it equal to
+    alembic's own head."""
+    versions = (MIGRATIONS_DIR / "versions").glob("[0-9][0-9][0-9][0-9]_*.py")
+    return max(path.name[:4] for path in versions)
+
+
+HEAD = head_revision()
 BUSY_TIMEOUT_MS = 10_000
 # pg_advisory_xact_lock key of the migrations (the single-bigint key space; the
 # per-guild settle lock uses the two-int key space, which never collides with it).
@@ -88,6 +99,8 @@ def engine_kwargs(url: str, options: EngineOptions) -> dict[str, Any]:
 
 def alembic_config() -> Config:
     """Alembic configured in code: works from an installed package, no alembic.ini needed."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     return config
@@ -127,6 +140,17 @@ def _set_pragmas(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.create_function("exp", 1, math.exp, deterministic=True)
         dbapi_connection.create_function("power", 2, math.pow, deterministic=True)
     cursor.close()
+
+
+def _stored_revision(connection: Connection) -> str | None:
+    """What alembic's `get_current_revision` reads, without alembic: the one row of
+    `alembic_version` (this project's history has no branches)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(rows) > 1:
+        raise RuntimeError(f"the database has several heads: {sorted(rows)}")
+    return rows[0] if rows else None
 
 
 class Database:
@@ -203,15 +227,26 @@ class Database:
     # -- migrations -------------------------------------------------------------
 
     async def current_revision(self) -> str | None:
+        """The revision the database is at (alembic's version table, read in plain SQL);
+        None for a database with no tables yet."""
         async with self.engine.connect() as conn:
-            return await conn.run_sync(
-                lambda c: MigrationContext.configure(c).get_current_revision()
-            )
+            return await conn.run_sync(_stored_revision)
 
     async def migrate_to(self, revision: str) -> None:
-        """Upgrade or downgrade to `revision` ("head", "base" or a revision id)."""
+        """Upgrade or downgrade to `revision` ("head", "base" or a revision id).
+
+        A database already at head (every start but the first after an upgrade) is only
+        read: alembic is not imported then.
+        """
+        target = HEAD if revision == "head" else revision
+        if target != "base" and await self.current_revision() == target:
+            return
 
         def run(connection: Connection) -> None:
+            from alembic import command
+            from alembic.runtime.migration import MigrationContext
+            from alembic.script import ScriptDirectory
+
             config = alembic_config()
             config.attributes["connection"] = connection
             current = MigrationContext.configure(connection).get_current_revision()

@@ -203,9 +203,7 @@ async def _probe(url: str) -> tuple[bool, str | None, list[str]]:
 def diagnose(url: str) -> Diagnosis:
     """The database check of `quiztutor doctor`: kind, connectivity, revision vs head,
     integrity (SQLite: PRAGMA integrity_check; PostgreSQL: no invalid index)."""
-    from alembic.script import ScriptDirectory
-
-    from bot.storage.database import alembic_config
+    from bot.storage.database import HEAD as head
 
     shown = redact(url)
     try:
@@ -213,7 +211,6 @@ def diagnose(url: str) -> Diagnosis:
     except SetupError as exc:
         return Diagnosis(False, exc.message, exc.fix)
     kind = KINDS[parsed.get_backend_name()]
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     try:
         exists, revision, problems = asyncio.run(_probe(url))
     except SetupError as exc:
