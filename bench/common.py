@@ -248,7 +248,7 @@ def jobs_of(bot: QuizTutorBot) -> DailyJobs:
 
 @contextlib.contextmanager
 def awaited_path(bot: QuizTutorBot) -> Iterator[None]:
-    """Answer reactions take the awaited path: each `on_raw_reaction_add` task awaits
+    """Answer reactions take the awaited path: a task per reaction awaits
     `DailyJobs.on_reaction` and its commit, instead of the synchronous `grade_and_queue`."""
     jobs = jobs_of(bot)
     jobs.reactions.grade_and_queue = lambda *args: False  # type: ignore[method-assign]

@@ -3,14 +3,14 @@
 Path measured: pre-serialised MESSAGE_REACTION_ADD frames (JSON text, member payload
 included, as Discord sends them) are handed to discord.py's own
 `DiscordWebSocket.received_message` of the connected shard. So discord.py's real JSON
-decoding, its reaction parser (RawReactionActionEvent, Member) and its dispatch (a task
-per listener) are in the path, then the bot's `on_raw_reaction_add` (an answer emoji on
+decoding, its reaction parser (RawReactionActionEvent, Member) and its dispatch are in
+the path, then the bot's reaction hook in `QuizTutorBot.dispatch` (an answer emoji on
 a post this process holds open is graded and queued synchronously), the grading and the
 batched `AnswerWriter` commit; only the socket read is not. Why not the stand-in's websocket: it sends one
 frame per `await ws.send_str` under a lock and keeps every frame for replay, so it is
 reported as its own row rather than hidden in the figure.
 
-Baselines (same run, same frames): the awaited path (each listener task awaits
+Baselines (same run, same frames): the awaited path (a task per reaction awaits
 `DailyJobs.on_reaction` and its commit, the same writer), and a naive handler: the
 awaited path with a session and a commit per reaction.
 

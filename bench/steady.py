@@ -18,7 +18,7 @@ writer without gathering (`gather_s = 0`, every batch written as it comes, as be
 issue 14; it keeps the writer's own connection, which issue 14 also added) at 500/s, and
 the writer on aiosqlite (each statement, fetch and commit handed to aiosqlite's thread
 and back, instead of the whole transaction run in the writer's own thread) at 500/s,
-and the awaited path (each `on_raw_reaction_add` task awaits its commit instead of
+and the awaited path (a task per reaction awaits its commit instead of
 queueing the answer synchronously) at 2,000/s.
 """
 

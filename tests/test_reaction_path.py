@@ -1,8 +1,9 @@
-"""Answer reactions take discord.py's public path (`on_raw_reaction_add`).
+"""Answer reactions take discord.py's own parser and `raw_reaction_add` event.
 
-The daily cog grades a reaction on a post it holds open synchronously and queues it for
-the writer; every other `on_raw_reaction_add` listener still sees the event (the removed
-parser hook used to swallow it), and a failure in the fast path costs no answer.
+The daily cog grades a reaction on a post it holds open synchronously, from the bot's
+`dispatch` (no task per reaction), and queues it for the writer; every
+`on_raw_reaction_add` listener still sees the event (the removed parser hook used to
+swallow it), and a failure in the fast path costs no answer.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The daily question's events: start-up, new gateway sessions, and answer reactions.
 
 `DailyCog` owns the scheduler driver (`bot.services.daily.DailyJobs`) of this process and hands
-answer reactions to it from discord.py's public `on_raw_reaction_add` event.
+answer reactions to it from `QuizTutorBot.dispatch` (the `raw_reaction_add` event, before
+discord.py hands it to the listeners).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class DailyCog(commands.Cog):
         self.jobs: DailyJobs | None = None
         self._shards_seen: set[int] = set()
         self._start: asyncio.Task[None] | None = None
+        self._awaited: set[asyncio.Task[object]] = set()  # reactions on the awaited path
         if bot.has_services:
             services = bot.services
             self.jobs = DailyJobs(
@@ -51,6 +53,7 @@ class DailyCog(commands.Cog):
             )
 
     async def cog_load(self) -> None:
+        self.bot.reaction_hooks.append(self.on_reaction_event)
         if self.jobs is not None:
             self._start = asyncio.create_task(self._start_jobs(self.jobs), name="daily-start")
             # A stop during the start-up ends it before the database closes.
@@ -58,6 +61,7 @@ class DailyCog(commands.Cog):
             self._start.add_done_callback(self.bot.background.discard)
 
     async def cog_unload(self) -> None:
+        self.bot.reaction_hooks.remove(self.on_reaction_event)
         if self._start is not None and not self._start.done():
             self._start.cancel()
 
@@ -99,12 +103,15 @@ class DailyCog(commands.Cog):
         if recovered:
             log.info("graded %d reactions missed during a gateway outage", recovered)
 
-    @commands.Cog.listener()
-    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
-        # Hot path (thousands per second): no cache, no replies; custom emoji are never
-        # answers. A reaction on a post this process holds open is graded synchronously
-        # and queued for the writer, so this task ends at once instead of waiting for the
-        # commit; anything else (a post of another process) takes the awaited path.
+    def on_reaction_event(self, payload: discord.RawReactionActionEvent) -> None:
+        """Every MESSAGE_REACTION_ADD, called synchronously by `QuizTutorBot.dispatch`
+        (thousands a second: no cache, no replies; custom emoji are never answers).
+
+        A reaction on a post this process holds open is graded here and queued for the
+        writer, with no task at all; anything else (a post of another process) takes the
+        awaited path in a task of its own. Never raises: discord.py's gateway reader is
+        the caller.
+        """
         jobs = self.jobs
         if jobs is None or payload.emoji.id is not None or payload.emoji.name is None:
             return
@@ -116,6 +123,16 @@ class DailyCog(commands.Cog):
                 return
         except Exception:
             log.exception("the fast reaction path failed; grading on the awaited path")
-        await jobs.reactions.on_reaction(
-            payload.message_id, payload.channel_id, payload.user_id, payload.emoji.name
+        task = asyncio.create_task(
+            jobs.reactions.on_reaction(
+                payload.message_id, payload.channel_id, payload.user_id, payload.emoji.name
+            ),
+            name="daily-reaction",
         )
+        self._awaited.add(task)
+        task.add_done_callback(self._awaited_done)
+
+    def _awaited_done(self, task: asyncio.Task[object]) -> None:
+        self._awaited.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("grading a daily reaction failed", exc_info=task.exception())
