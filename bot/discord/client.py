@@ -18,6 +18,7 @@ import discord
 from discord.ext import commands
 
 from bot.core.settings import Settings
+from bot.discord.internals import parse_reactions_without_members
 from bot.discord.translator import CommandTranslator
 from bot.services.container import Services, start_services
 
@@ -66,6 +67,8 @@ class QuizTutorBot(commands.AutoShardedBot):
         )
         self.settings = settings
         self.sync_only = sync_only
+        if not parse_reactions_without_members(self):
+            log.warning("discord.py's reaction parser is not where it was; using it as it is")
         self._services: Services | None = None
         self.started = asyncio.Event()
         self._ready_logged = False
