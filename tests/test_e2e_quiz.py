@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
+from typing import Any
 
+import pytest
 from sqlmodel import col, func, select
 
-from bot.storage import QuizResult, QuizSession
+from bot.core.errors import UserError
+from bot.core.i18n import t
+from bot.storage import QuizResult, QuizSession, quiz_sessions
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.quiz import button, letters
@@ -201,3 +206,56 @@ async def test_a_huge_typed_value_gets_a_short_answer(
         res = await fake.slash(fake.users_list[0], "quiz start", topic="x" * 5000)
         assert res.content.startswith("⚠️ There is no quiz 'xxxx")
         assert "…'" in res.content and len(res.content) < 300
+
+
+async def test_an_answer_the_database_holds_up_is_acknowledged_then_shown(
+    discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past 1 s (a crowd of presses or a slow database) the press is acknowledged within
+    Discord's 3 s, and the result replaces the question once it is recorded; a press
+    that fails after it gets its localized message privately."""
+    fake = discord_fake
+    member, other, _ = fake.users_list
+    gate = asyncio.Event()
+    record = quiz_sessions.record_answer
+
+    async def slow_record(*args: Any, **kwargs: Any) -> bool:
+        await gate.wait()  # the database does not answer until the test says so
+        return await record(*args, **kwargs)
+
+    async with start_bot() as bot:
+        res = await fake.slash(member, "quiz start", topic="gradient-accumulation", questions=2)
+        message = res.message
+        assert message is not None
+        right, _ = await letters(bot, member)
+        monkeypatch.setattr(quiz_sessions, "record_answer", slow_record)
+        held = await fake.click(message, button(message, right), member)
+        assert held.type == 6 and held.first_response_s < 3  # acknowledged, message kept
+        assert fake.message(message.id).embeds[0]["title"] == "Question 1/2"
+        gate.set()
+        shown = await fake.wait_until(
+            lambda: (m := fake.message(message.id)).embeds[0].get("fields") and m,
+            10,
+            "the answered question",
+        )
+        assert shown.embeds[0]["fields"][0]["name"] == "✅ Correct!"
+        async with bot.services.db.session() as session:
+            rows = (await session.exec(select(QuizResult.user_id, QuizResult.correct))).all()
+        assert [tuple(r) for r in rows] == [(member.id, True)]
+
+        # Refused after the acknowledgement: told privately, in the member's words.
+        async def expired(*args: Any, **kwargs: Any) -> bool:
+            await gate.wait()
+            raise UserError("quiz.expired")
+
+        gate.clear()
+        monkeypatch.setattr(quiz_sessions, "record_answer", expired)
+        res = await fake.slash(other, "quiz start", topic="gradient-accumulation", questions=2)
+        assert res.message is not None
+        held = await fake.click(res.message, button(res.message, "A"), other)
+        assert held.type == 6
+        gate.set()
+        told = await held.wait_followup()
+        assert other.locale == "id"
+        assert told.ephemeral and told.content == "⚠️ " + t("quiz.expired", "id")
+        assert fake.message(res.message.id).embeds[0]["title"] == "Soal 1/2"  # as it was

@@ -18,6 +18,7 @@ from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
 from cogs.ui.embeds import answered_embed, question_embed, summary_embed
+from cogs.ui.replies import edit_response, in_time
 from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS
 
@@ -125,7 +126,11 @@ async def answer_question(
     interaction: discord.Interaction, session_id: str, number: int, position: int
 ) -> None:
     services = services_of(interaction)
-    outcome = await services.sessions.answer(session_id, interaction.user.id, position, number)
+    outcome = await in_time(
+        interaction,
+        services.sessions.answer(session_id, interaction.user.id, position, number),
+        update=True,
+    )
     quiz = services.bank.quiz_of(outcome.question.id)
     embed = answered_embed(
         quiz,
@@ -136,18 +141,24 @@ async def answer_question(
         outcome.total,
         outcome.chosen_position,
     )
-    await interaction.response.edit_message(embed=embed, view=answered_view(session_id, outcome))
+    await edit_response(interaction, embed=embed, view=answered_view(session_id, outcome))
 
 
 async def next_question(interaction: discord.Interaction, session_id: str) -> None:
     services = services_of(interaction)
-    step = await services.sessions.next(session_id, interaction.user.id)
-    if isinstance(step, QuizSummary):
-        locale = interaction_locale(interaction)
-        # What the answers left to practise: mistakes are due at once (/quiz review).
-        reviews = await services.sessions.reviews.counts(interaction.user.id, interaction.guild_id)
-        embed = summary_embed(locale, step.score, step.total, step.elapsed, reviews=reviews)
-        await interaction.response.edit_message(embed=embed, view=None)
-        return
-    embed, view = render_step(services.bank, step)
-    await interaction.response.edit_message(embed=embed, view=view)
+
+    async def step() -> tuple[discord.Embed, discord.ui.View | None]:
+        step = await services.sessions.next(session_id, interaction.user.id)
+        if isinstance(step, QuizSummary):
+            locale = interaction_locale(interaction)
+            # What the answers left to practise: mistakes are due at once (/quiz review).
+            reviews = await services.sessions.reviews.counts(
+                interaction.user.id, interaction.guild_id
+            )
+            return summary_embed(
+                locale, step.score, step.total, step.elapsed, reviews=reviews
+            ), None
+        return render_step(services.bank, step)
+
+    embed, view = await in_time(interaction, step(), update=True)
+    await edit_response(interaction, embed=embed, view=view)

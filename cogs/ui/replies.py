@@ -44,15 +44,32 @@ DEFER_AFTER_S = 1.0
 
 
 async def in_time(
-    interaction: discord.Interaction, work: Awaitable[T], *, after_s: float = DEFER_AFTER_S
+    interaction: discord.Interaction,
+    work: Awaitable[T],
+    *,
+    after_s: float = DEFER_AFTER_S,
+    update: bool = False,
 ) -> T:
-    """`await work`, deferring the private reply when it takes longer than `after_s` (a
-    database that does not answer at once: its writes are retried for up to ~30 s)."""
+    """`await work`, deferring the reply when it takes longer than `after_s` (a database
+    that does not answer at once, or a bot busy with a crowd): a private "thinking..."
+    reply, or with `update` the message the pressed button is on (then edited with
+    `edit_response`)."""
     task = asyncio.ensure_future(work)
     done, _ = await asyncio.wait({task}, timeout=after_s)
     if not done and not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        if update:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
     return await task
+
+
+async def edit_response(interaction: discord.Interaction, **kwargs: Any) -> None:
+    """Edit the message of the pressed button, whether or not `in_time` deferred."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**kwargs)
+    else:
+        await interaction.response.edit_message(**kwargs)
 
 
 ECHO_MAX = 100
