@@ -76,7 +76,7 @@ class QuizTutorBot(commands.AutoShardedBot):
         self._max_concurrency: int | None = None  # GET /gateway/bot's, read at the first IDENTIFY
         # Start-up work of the cogs (e.g. the daily driver's): ended before the services.
         self.background: set[asyncio.Task[None]] = set()
-        # Called synchronously with every raw_reaction_add (see `dispatch`); must not raise.
+        # Called synchronously with every raw_reaction_add (see `dispatch`).
         self.reaction_hooks: list[Callable[[discord.RawReactionActionEvent], None]] = []
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
@@ -86,7 +86,10 @@ class QuizTutorBot(commands.AutoShardedBot):
         # `bench.steady`). Every listener still gets the event from discord.py below.
         if event_name == "raw_reaction_add":
             for hook in self.reaction_hooks:
-                hook(*args)
+                try:
+                    hook(*args)
+                except Exception:  # the gateway reader is the caller: never let it fail
+                    log.exception("a reaction hook failed")
         super().dispatch(event_name, *args, **kwargs)
 
     def owns_guild(self, guild_id: int) -> bool:
