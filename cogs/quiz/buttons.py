@@ -147,18 +147,18 @@ async def answer_question(
 async def next_question(interaction: discord.Interaction, session_id: str) -> None:
     services = services_of(interaction)
 
-    async def step() -> tuple[discord.Embed, discord.ui.View | None]:
-        step = await services.sessions.next(session_id, interaction.user.id)
-        if isinstance(step, QuizSummary):
+    async def work() -> tuple[discord.Embed, discord.ui.View | None]:
+        found = await services.sessions.next(session_id, interaction.user.id)
+        if isinstance(found, QuizSummary):
             locale = interaction_locale(interaction)
             # What the answers left to practise: mistakes are due at once (/quiz review).
             reviews = await services.sessions.reviews.counts(
                 interaction.user.id, interaction.guild_id
             )
             return summary_embed(
-                locale, step.score, step.total, step.elapsed, reviews=reviews
+                locale, found.score, found.total, found.elapsed, reviews=reviews
             ), None
-        return render_step(services.bank, step)
+        return render_step(services.bank, found)
 
-    embed, view = await in_time(interaction, step(), update=True)
+    embed, view = await in_time(interaction, work(), update=True)
     await edit_response(interaction, embed=embed, view=view)
