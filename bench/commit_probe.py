@@ -3,7 +3,7 @@ every 5 ms on its own connection, and the worst time one took while `running`.
 
 A process, not a thread of the benchmark: a thread would share the bot's interpreter lock
 and measure it too. On SQLite its connection checkpoints nothing (as the answer writer's:
-`bot.storage.writer`), so what it measures is the wait for the write lock, including the
+`bot.db.writer`), so what it measures is the wait for the write lock, including the
 busy handler's sleeps (1, 2, 5, 10, 15, 20, 25 ms ...: a lock held 60 ms is seen as
 about 78 ms). On PostgreSQL: the wait for row locks, and the server's own latency.
 """
@@ -71,7 +71,7 @@ def _answer(pipe: Connection, state: list[Any]) -> bool:
 
 def _sqlite(path: str, guild_id: int, pipe: Connection) -> None:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-    # As the bot's connections (`bot.storage.database`): no fsync per commit in WAL mode.
+    # As the bot's connections (`bot.db.database`): no fsync per commit in WAL mode.
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA wal_autocheckpoint=0")
     sql = "UPDATE guild_daily_config SET admin_notified = 1 - admin_notified WHERE guild_id = ?"

@@ -25,9 +25,9 @@ from typing import Any
 import discord
 import orjson
 
-from bot.core.daily.types import OpenPost
+from bot.daily.jobs import DailyJobs
+from bot.daily.types import OpenPost
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import DailyJobs
 from testkit.bots import make_settings
 from testkit.standin.client import run_client, serving_stand_in
 from testkit.standin.server import FakeDiscord
@@ -384,7 +384,7 @@ async def seed_database(
 ) -> None:
     """Migrate, then bulk-insert daily configs (one per guild) and settled posts carrying
     `answers` answers (1,000 per post), with plain sqlite3: seeding is not what we time."""
-    from bot.storage import Database
+    from bot.db.database import Database
 
     db = await Database.open(db_url(tmp))
     await db.close()

@@ -19,7 +19,7 @@ import sys
 import time
 
 from bench.common import DemoBot, Row, demo_bot, median, new_members, summary
-from bot.services.demo_runner import DemoRunner
+from bot.demos.runner import DemoRunner
 
 NAME = "demo"
 REPEATS = 3

@@ -45,10 +45,10 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import DailyAnswerOutcome, OpenPost
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.types import DailyAnswerOutcome, OpenPost
+from bot.db.writer import CHECKPOINT_EVERY_S
 from bot.discord.client import QuizTutorBot
-from bot.storage.writer import CHECKPOINT_EVERY_S
 
 NAME = "grading_latency"
 

@@ -43,11 +43,11 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import AnswerStatus, DailyAnswerOutcome, OpenPost
-from bot.core.times import utcnow
+from bot.common.times import utcnow
+from bot.daily.models import DailyAnswer
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.types import AnswerStatus, DailyAnswerOutcome, OpenPost
 from bot.discord.client import QuizTutorBot
-from bot.storage import DailyAnswer
 
 NAME = "reactions"
 # A socket read hands discord.py about this many ~0.6 KiB frames before the loop runs

@@ -29,13 +29,13 @@ from typing import Any
 from bench.commit_probe import CommitProbe
 from bench.common import BACKEND, Row, ms, summary, workdir
 from bench.scale_build import CHANNEL, GUILD, Built, Size, cached, post_time
-from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyService
-from bot.services.progress import ProgressReports
-from bot.services.sessions import QuizSessions
-from bot.services.streaks import Streaks
-from bot.storage import Database
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+from bot.daily.service import DailyService
+from bot.db.database import Database
+from bot.quiz.sessions import QuizSessions
+from bot.quizbank import QuizBank
+from bot.quizbank.files import SHIPPED_DIR, load_bank
+from bot.stats.progress import ProgressReports
+from bot.stats.streaks import Streaks
 from testkit.times import Clock
 
 NAME = "scale"

@@ -31,10 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import BACKEND
-from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyService
-from bot.storage import Database
-from bot.storage.database import MIGRATIONS_DIR
+from bot.daily.service import DailyService
+from bot.db.database import MIGRATIONS_DIR, Database
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 
 BUILD_VERSION = 1

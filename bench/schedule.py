@@ -39,9 +39,8 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.services.daily import DailyJobs, guild_job_id
-from bot.services.daily.jobs import MAX_CONCURRENT_POSTS
+from bot.daily.jobs import MAX_CONCURRENT_POSTS, DailyJobs, guild_job_id
+from bot.daily.reaction_rules import ANSWER_EMOJI
 
 NAME = "schedule"
 

@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.common import Row, db_url, noon_zone, seed_database, stand_in, summary, workdir
-from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.daily.reaction_rules import ANSWER_EMOJI
 from testkit.processes import BotProcess, bot_env
 from testkit.standin.server import FakeDiscord
 

@@ -46,7 +46,7 @@ from bench.common import (
 )
 from bench.grading_latency import Load
 from bench.reactions import burst_frames, feed
-from bot.core.daily.types import OpenPost
+from bot.daily.types import OpenPost
 from bot.discord.client import QuizTutorBot
 
 NAME = "steady"

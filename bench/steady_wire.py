@@ -37,7 +37,7 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.daily.reaction_rules import ANSWER_EMOJI
 from testkit.processes import ROOT, BotProcess, bot_env
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today

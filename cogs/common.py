@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, TypeVar
 import discord
 from discord import app_commands
 
-from bot.core.i18n import locale_for
-from bot.core.quizbank import pick_locale
+from bot.common.i18n import locale_for
+from bot.quizbank import pick_locale
 
 if TYPE_CHECKING:
+    from bot.container import Services
     from bot.discord.client import QuizTutorBot
-    from bot.services.container import Services
 
 T = TypeVar("T")
 

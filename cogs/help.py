@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.i18n import t
+from bot.common.i18n import t
 from bot.discord.translator import CommandTranslator
 from cogs.common import interaction_locale
 from cogs.ui.replies import send_ephemeral

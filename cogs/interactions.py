@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.storage.retry import is_transient, outage
+from bot.db.retry import is_transient, outage
 from cogs.ui.buttons import ShowDemoButton
 from cogs.ui.modals import ModalRouter, add_modals
 from cogs.ui.notices import deliver_pending

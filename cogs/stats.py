@@ -18,10 +18,10 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.core.errors import UserError
-from bot.core.i18n import SUPPORTED_LOCALES, t
-from bot.core.streaks import LEADERBOARD_ORDERS
-from bot.services.charts import accuracy_png, progress_bars
+from bot.common.errors import UserError
+from bot.common.i18n import SUPPORTED_LOCALES, t
+from bot.demos.charts import accuracy_png, progress_bars
+from bot.stats.streak_rules import LEADERBOARD_ORDERS
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.embeds import empty_text, leaderboard_embed, progress_embed, streak_embed

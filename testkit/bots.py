@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.core.settings import Settings
+from bot.common.settings import Settings
 from testkit.standin.server import TOKEN
 
 

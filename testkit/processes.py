@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _install_marker() -> None:
-    from bot.services.daily import DailyJobs
-    from bot.services.daily.reactions import ReactionHandler
+    from bot.daily.jobs import DailyJobs
+    from bot.daily.reactions import ReactionHandler
 
     original_start = DailyJobs.start
     original_recover_all = ReactionHandler.recover_all
@@ -181,9 +181,9 @@ def _install_clock_shift(seconds: float) -> None:
     from datetime import datetime, timedelta
 
     import bot.discord.client as client
-    from bot.core.settings import Settings
-    from bot.core.times import utcnow
-    from bot.services.container import Services, start_services
+    from bot.common.settings import Settings
+    from bot.common.times import utcnow
+    from bot.container import Services, start_services
 
     shift = timedelta(seconds=seconds)
 

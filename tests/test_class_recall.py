@@ -11,16 +11,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import col, select
 
-from bot.core.daily.choice import ACTIVE_DAYS, CARDS
-from bot.core.daily.recall import SUMS, X_MAX, X_MIN, RecallSums, add_terms, days
-from bot.core.quizbank import QuizBank
-from bot.core.review import QUIZ, SCHEDULER, Source
-from bot.services.daily import DailyService
-from bot.services.review import Reviews
-from bot.storage import DailyAnswer, DailyPost, Database, ReviewCard
-from bot.storage.class_recall import fold, signals
-from bot.storage.memory import reschedule
-from bot.storage.models import MemoryModel
+from bot.daily.choice_rules import ACTIVE_DAYS, CARDS
+from bot.daily.models import DailyAnswer, DailyPost
+from bot.daily.service import DailyService
+from bot.db.database import Database
+from bot.learning.card_models import ReviewCard
+from bot.learning.memory_store import reschedule
+from bot.learning.models import MemoryModel
+from bot.learning.recall_rules import SUMS, X_MAX, X_MIN, RecallSums, add_terms, days
+from bot.learning.recall_store import fold, signals
+from bot.learning.review import Reviews
+from bot.learning.review_rules import QUIZ, SCHEDULER, Source
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)

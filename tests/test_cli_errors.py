@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.quiz_files import load_bank
+from bot.quizbank.files import load_bank
 from testkit.standin.server import FakeDiscord
 from tests.support.cli import ROOT, assert_short, cli, host_env
 
@@ -280,7 +280,7 @@ def test_demo_list_and_progress_line(tmp_path: Path) -> None:
 
 def test_a_password_in_a_url_is_never_printed(capsys: pytest.CaptureFixture[str]) -> None:
     from bot.cli.boundary import print_error
-    from bot.core.errors import SetupError
+    from bot.common.errors import SetupError
 
     url = "postgresql+asyncpg://quiz:s3cret@db.example:5432/quiz"
     print_error(SetupError(f"cannot open {url}", f"check {url}"))

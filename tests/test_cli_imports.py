@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.core.quizbank import parse_quiz
-from bot.storage import Database
-from bot.storage.quiz_files import SHIPPED_DIR
-from bot.storage.reports import add_report
+from bot.community.reports_store import add_report
+from bot.db.database import Database
+from bot.quizbank import parse_quiz
+from bot.quizbank.files import SHIPPED_DIR
 from tests.support.cli import assert_short, cli
 from tests.support.db import NOW
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.quizbank import QuizBank
-from bot.core.times import utcnow
-from bot.storage import Database
+from bot.common.times import utcnow
+from bot.db.database import Database
+from bot.quizbank import QuizBank
 from tests.support.analytics import seed_class, wrong_choices
 from tests.support.cli import assert_short, cli
 

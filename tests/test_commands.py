@@ -98,7 +98,7 @@ def test_the_bot_process_never_imports_torch_or_the_heavy_libraries() -> None:
     import sys
 
     code = (
-        "import sys, bot.discord.client, bot.cli.main, bot.services.demo_runner, cogs.quiz, cogs.demo, cogs.daily, "
+        "import sys, bot.discord.client, bot.cli.main, bot.demos.runner, cogs.quiz, cogs.demo, cogs.daily, "
         "cogs.stats, cogs.admin, cogs.live, experiments, experiments.catalog; "
         "heavy = [m for m in ('torch', 'numpy', 'matplotlib', 'pandas', 'alembic') if m in sys.modules]; "
         "assert not heavy, f'imported: {heavy}'"

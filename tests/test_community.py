@@ -10,7 +10,11 @@ from collections.abc import Awaitable, Callable
 import pytest
 from sqlmodel import select
 
-from bot.core.community import (
+from bot.common.errors import UserError
+from bot.common.text import neutralise_mentions
+from bot.community import notices_store, reports_store, suggestions_store
+from bot.community.models import CommunityAction, MemberNotice, ReportSummary, Suggestion
+from bot.community.rules import (
     SuggestionForm,
     check_note,
     check_suggestion,
@@ -18,12 +22,9 @@ from bot.core.community import (
     prompt_key,
     question_data,
 )
-from bot.core.errors import UserError
-from bot.core.quizbank import QuizBank
-from bot.core.quizbank.bank import question_fingerprint
-from bot.core.text import neutralise_mentions
-from bot.storage import Database, notices, reports, suggestions
-from bot.storage.models import CommunityAction, MemberNotice, ReportSummary, Suggestion
+from bot.db.database import Database
+from bot.quizbank import QuizBank
+from bot.quizbank.bank import question_fingerprint
 from tests.support.db import NOW
 
 FORM = SuggestionForm(
@@ -113,7 +114,7 @@ async def pending(db: Database, guild_id: int = 1, author_id: int = 5) -> int:
         prompt_key=prompt_key(f"p{author_id}"),
         created_at=NOW,
     )
-    return await suggestions.add(db, row, max_per_member=5, max_per_guild=200)
+    return await suggestions_store.add(db, row, max_per_member=5, max_per_guild=200)
 
 
 async def test_two_admins_deciding_at_once_decide_once(
@@ -122,8 +123,8 @@ async def test_two_admins_deciding_at_once_decide_once(
     first, second = await open_db(), await open_db()
     sid = await pending(first)
     outcomes = await asyncio.gather(
-        suggestions.decide(first, sid, 1, 10, "approved", NOW, notice=("k", {})),
-        suggestions.decide(second, sid, 1, 11, "rejected", NOW, notice=("k", {})),
+        suggestions_store.decide(first, sid, 1, 10, "approved", NOW, notice=("k", {})),
+        suggestions_store.decide(second, sid, 1, 11, "rejected", NOW, notice=("k", {})),
     )
     assert sum(outcome is not None for outcome in outcomes) == 1
     async with first.session() as session:
@@ -131,7 +132,10 @@ async def test_two_admins_deciding_at_once_decide_once(
         assert len((await session.exec(select(MemberNotice))).all()) == 1
     # Another server's admin cannot decide it at all.
     other = await pending(first, author_id=6)
-    assert await suggestions.decide(first, other, 2, 12, "approved", NOW, notice=("k", {})) is None
+    assert (
+        await suggestions_store.decide(first, other, 2, 12, "approved", NOW, notice=("k", {}))
+        is None
+    )
 
 
 async def test_reports_count_once_per_member_and_add_up_per_question(
@@ -140,7 +144,7 @@ async def test_reports_count_once_per_member_and_add_up_per_question(
     first, second = await open_db(), await open_db()
 
     async def report(db: Database, user_id: int, reason: str) -> bool:
-        return await reports.add_report(
+        return await reports_store.add_report(
             db,
             guild_id=1,
             question_id="mx-01",
@@ -160,19 +164,21 @@ async def test_reports_count_once_per_member_and_add_up_per_question(
     async with first.session() as session:
         (summary,) = (await session.exec(select(ReportSummary))).all()
     assert summary.total == 11 and summary.typo + summary.unclear == 11
-    page, total = await reports.of_guild(first, 1, limit=5)
+    page, total = await reports_store.of_guild(first, 1, limit=5)
     assert total == 1 and page[0].total == 11
-    (host,) = await reports.for_host(first, None)
+    (host,) = await reports_store.for_host(first, None)
     assert host.total == 11 and host.servers == 1
 
 
 async def test_a_notice_is_claimed_once_and_given_back_when_sending_fails(db: Database) -> None:
     sid = await pending(db)
-    decided = await suggestions.decide(db, sid, 1, 10, "approved", NOW, notice=("k", {}))
+    decided = await suggestions_store.decide(db, sid, 1, 10, "approved", NOW, notice=("k", {}))
     assert decided is not None
     notice_id = decided[1]
-    claims = await asyncio.gather(*(notices.claim(db, notice_id, NOW, "dm") for _ in range(3)))
+    claims = await asyncio.gather(
+        *(notices_store.claim(db, notice_id, NOW, "dm") for _ in range(3))
+    )
     assert sum(claim is not None for claim in claims) == 1
-    assert await notices.pending_ids(db, 5, 5) == []
-    await notices.release(db, notice_id)
-    assert await notices.pending_ids(db, 5, 5) == [notice_id]
+    assert await notices_store.pending_ids(db, 5, 5) == []
+    await notices_store.release(db, notice_id)
+    assert await notices_store.pending_ids(db, 5, 5) == [notice_id]

@@ -15,10 +15,10 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlmodel import select
 
-from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyService
-from bot.storage import DailyPost, Database, MemberStats
-from bot.storage.database import alembic_config
+from bot.daily.models import DailyPost, MemberStats
+from bot.daily.service import DailyService
+from bot.db.database import Database, alembic_config
+from bot.quizbank import QuizBank
 from testkit.databases import db_rows
 from testkit.processes import BotProcess, bot_env
 from testkit.standin.server import FakeDiscord

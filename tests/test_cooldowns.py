@@ -1,8 +1,8 @@
-"""Per-member cooldowns (`bot.core.cooldowns`): one use per period, bounded memory."""
+"""Per-member cooldowns (`bot.common.cooldowns`): one use per period, bounded memory."""
 
 from __future__ import annotations
 
-from bot.core.cooldowns import Cooldown
+from bot.common.cooldowns import Cooldown
 
 
 class Ticks:

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.core.quizbank import QuizBank, parse_quiz
-from bot.core.quizbank.cues import CueWarning, answer_cues, bank_cues, rank_counts, rank_shares
-from bot.core.quizbank.schema import Quiz
-from bot.storage.quiz_files import SHIPPED_DIR, file_cues
+from bot.quizbank import QuizBank, parse_quiz
+from bot.quizbank.cues import CueWarning, answer_cues, bank_cues, rank_counts, rank_shares
+from bot.quizbank.files import SHIPPED_DIR, file_cues
+from bot.quizbank.schema import Quiz
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -304,7 +304,7 @@ def test_a_cue_in_a_shipped_quiz_is_an_error(
         quiz_text([(at_rank(1, i % 4), at_rank(1, i % 4), i % 4) for i in range(5)]),
         encoding="utf-8",
     )
-    monkeypatch.setattr("bot.storage.quiz_files.SHIPPED_DIR", shipped.resolve())
+    monkeypatch.setattr("bot.quizbank.files.SHIPPED_DIR", shipped.resolve())
     errors, warnings = file_cues([shipped])
     assert warnings == []
     assert f"{shipped / 'cued.yaml'}: error: the right answer is the longest choice in 5 of 5" in (
@@ -337,7 +337,7 @@ def test_validate_fails_on_a_cue_in_the_shipped_folder(
         quiz_text([(at_rank(2, i % 4), at_rank(2, i % 4), i % 4) for i in range(5)]),
         encoding="utf-8",
     )
-    monkeypatch.setattr("bot.storage.quiz_files.SHIPPED_DIR", shipped.resolve())
+    monkeypatch.setattr("bot.quizbank.files.SHIPPED_DIR", shipped.resolve())
     assert main(["validate", str(cued)]) == 1
     out, err = capsys.readouterr()
     assert (

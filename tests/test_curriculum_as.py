@@ -22,9 +22,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bot.core.quizbank.cues import answer_cues
-from bot.core.quizbank.schema import Question, Quiz
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+from bot.quizbank.cues import answer_cues
+from bot.quizbank.files import SHIPPED_DIR, load_bank
+from bot.quizbank.schema import Question, Quiz
 from experiments.catalog import CATALOG
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.
@@ -228,7 +228,7 @@ def _ddp_launcher(out_dir: str) -> None:
 @pytest.fixture(scope="module")
 def ddp_results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]:
     # Not a fork of pytest's process (after other torch tests it can deadlock), and not the
-    # process-wide forkserver (bot.services.demo_runner owns that one and its environment).
+    # process-wide forkserver (bot.demos.runner owns that one and its environment).
     out_dir = tmp_path_factory.mktemp("ddp")
     launcher = mp.get_context("spawn").Process(target=_ddp_launcher, args=(str(out_dir),))
     launcher.start()

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from bot.core.quizbank import Question
-from bot.core.quizbank.schema import Quiz
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank, load_quizzes
+from bot.quizbank import Question
+from bot.quizbank.files import SHIPPED_DIR, load_bank, load_quizzes
+from bot.quizbank.schema import Quiz
 
 LOCALES = ("en", "id")
 

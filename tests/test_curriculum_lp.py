@@ -14,9 +14,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bot.core.quizbank.cues import answer_cues
-from bot.core.quizbank.schema import Quiz
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+from bot.quizbank.cues import answer_cues
+from bot.quizbank.files import SHIPPED_DIR, load_bank
+from bot.quizbank.schema import Quiz
 from experiments.catalog import CATALOG
 
 QUIZ_ID = "low-precision-formats"

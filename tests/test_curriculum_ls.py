@@ -11,8 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from bot.core.quizbank.cues import answer_cues
-from bot.storage.quiz_files import load_bank
+from bot.quizbank.cues import answer_cues
+from bot.quizbank.files import load_bank
 from experiments.catalog import CATALOG
 
 QUIZ_ID = "loss-scaling-in-practice"

@@ -18,9 +18,9 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from bot.core.quizbank import Question
-from bot.core.quizbank.cues import answer_cues
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank, load_quizzes
+from bot.quizbank import Question
+from bot.quizbank.cues import answer_cues
+from bot.quizbank.files import SHIPPED_DIR, load_bank, load_quizzes
 
 QUIZ_FILE = SHIPPED_DIR / "memory-and-autocast.yaml"
 CPU_BF16 = {"device_type": "cpu", "dtype": torch.bfloat16}

@@ -12,8 +12,8 @@ import pytest
 import torch
 from torch import nn
 
-from bot.core.quizbank import Question
-from bot.storage.quiz_files import load_bank
+from bot.quizbank import Question
+from bot.quizbank.files import load_bank
 
 F16, BF16, F32 = torch.float16, torch.bfloat16, torch.float32
 

@@ -6,9 +6,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.core.errors import UserError
-from bot.core.quizbank import QuizBank
-from bot.services.custom_quizzes import (
+from bot.common.errors import UserError
+from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     add_custom_quiz,
     conflicts,
@@ -16,7 +15,9 @@ from bot.services.custom_quizzes import (
     load_custom_quizzes,
     remove_custom_quiz,
 )
-from bot.storage import CustomQuiz, Database
+from bot.db.database import Database
+from bot.quiz.models import CustomQuiz
+from bot.quizbank import QuizBank
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.db import make_quiz
@@ -140,8 +141,8 @@ async def test_invalid_upload_lists_problems_briefly_and_stores_nothing(
 
 
 async def test_a_servers_quiz_stays_in_that_server(bank: QuizBank, db: Database) -> None:
-    from bot.services.daily import DailyService
-    from bot.services.sessions import QuizSessions
+    from bot.daily.service import DailyService
+    from bot.quiz.sessions import QuizSessions
 
     await add_custom_quiz(db, bank, GUILD, ADMIN, "p.yaml", quiz_text("private", "pv"))
     sessions = QuizSessions(db, bank)

@@ -8,12 +8,13 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.core.daily.types import AnswerStatus, OpenPost
-from bot.core.errors import StopReason, UserError
-from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyService
-from bot.services.streaks import Streaks
-from bot.storage import DailyPost, Database
+from bot.common.errors import StopReason, UserError
+from bot.daily.models import DailyPost
+from bot.daily.service import DailyService
+from bot.daily.types import AnswerStatus, OpenPost
+from bot.db.database import Database
+from bot.quizbank import QuizBank
+from bot.stats.streaks import Streaks
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)  # 08:00 in Jakarta
 DAY = date(2026, 5, 1)

@@ -8,7 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.core.daily.choice import (
+from bot.common.schedule import choose_question
+from bot.daily.choice_rules import (
     ANSWERS,
     CARDS,
     KNOWN,
@@ -21,9 +22,8 @@ from bot.core.daily.choice import (
     choose,
     window_days,
 )
-from bot.core.quizbank import QuizBank
-from bot.core.schedule import choose_question
-from bot.services.daily import DailyService
+from bot.daily.service import DailyService
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 from tests.support.db import make_quiz
 

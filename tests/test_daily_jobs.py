@@ -1,4 +1,4 @@
-"""The daily driver (bot.services.daily.jobs) with a fake publisher, a real SQLite file and a
+"""The daily driver (bot.daily.jobs) with a fake publisher, a real SQLite file and a
 hand-moved clock. Job functions are called directly; APScheduler only holds them."""
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from sqlmodel import select
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import AnswerStatus, shown_position
-from bot.core.errors import StopReason
-from bot.core.quizbank import QuizBank
-from bot.core.schedule import next_post_at
-from bot.services.daily import DailyJobs, DailyService, guild_job_id, reveal_job_id, schedule_for
-from bot.storage import DailyAnswer, DailyPost, GuildDailyConfig
+from bot.common.errors import StopReason
+from bot.common.schedule import next_post_at
+from bot.daily.configs import schedule_for
+from bot.daily.jobs import DailyJobs, guild_job_id, reveal_job_id
+from bot.daily.models import DailyAnswer, DailyPost, GuildDailyConfig
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.service import DailyService
+from bot.daily.types import AnswerStatus, shown_position
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 from tests.support.driver import (
     BOT,
@@ -70,7 +72,7 @@ async def test_one_cron_job_per_guild_in_its_zone(
 
 
 async def test_next_run_time_is_the_right_utc_instant_across_dst() -> None:
-    from bot.services.daily import post_trigger
+    from bot.daily.jobs import post_trigger
 
     scheduler = AsyncIOScheduler(timezone=UTC)
     scheduler.start()
@@ -403,7 +405,7 @@ async def test_answer_reactions_are_owed_with_the_post_and_retried(
 def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     # Fail fast instead of waiting out the production busy timeout (10 s); requested
     # before the database fixtures so every connection gets it.
-    monkeypatch.setattr("bot.storage.database.BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr("bot.db.database.BUSY_TIMEOUT_MS", 50)
 
 
 @pytest.mark.sqlite_only

@@ -11,15 +11,19 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import BUTTONS, REACTIONS, AnswerStatus, shown_position
-from bot.core.errors import StopReason
-from bot.core.outbox import Owed
-from bot.core.quizbank import QuizBank
-from bot.core.quizbank.generated import GeneratedQuestion, template_key
-from bot.services.daily import DailyJobs, DailyService
-from bot.services.generated import InstancePool
-from bot.storage import DailyAnswer, Database, Outbox, ReviewCard
+from bot.common.errors import StopReason
+from bot.daily.jobs import DailyJobs
+from bot.daily.models import DailyAnswer
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.service import DailyService
+from bot.daily.types import BUTTONS, REACTIONS, AnswerStatus, shown_position
+from bot.db.database import Database
+from bot.demos.generated import InstancePool
+from bot.learning.card_models import ReviewCard
+from bot.outbox.models import Outbox
+from bot.outbox.rules import Owed
+from bot.quizbank import QuizBank
+from bot.quizbank.generated import GeneratedQuestion, template_key
 from testkit.times import Clock
 from tests.support.driver import CH1, DAY1, G1, T0, FakePublisher, configure, post_of
 from tests.support.generated import Maker, quiz_with_templates

@@ -16,10 +16,10 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
-from bot.core.errors import SetupError
-from bot.storage import Database, backup
-from bot.storage.database import alembic_config
-from bot.storage.health import check_url, diagnose, redact, scrub
+from bot.common.errors import SetupError
+from bot.db.backup import backup
+from bot.db.database import Database, alembic_config
+from bot.db.health import check_url, diagnose, redact, scrub
 from testkit.processes import ROOT
 from testkit.standin.server import FakeDiscord
 

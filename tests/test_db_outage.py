@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.db.database import Database
+from bot.db.writer import AnswerWriter
 from bot.discord.runner import register_commands
-from bot.storage import AnswerWriter, Database
 from testkit.bots import make_settings
 from testkit.databases import db_rows
 from testkit.processes import BotProcess, bot_env, integrity
@@ -40,7 +41,7 @@ DOWN_AT_S, DOWN_FOR_S = 1.5, 10.0
 
 @pytest.fixture
 def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.storage.database.BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr("bot.db.database.BUSY_TIMEOUT_MS", 50)
 
 
 @pytest.mark.sqlite_only

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from bot.core.errors import UserError
-from bot.services.demo_runner import (
+from bot.common.errors import UserError
+from bot.demos.runner import (
     DemoCrashed,
     DemoFailed,
     DemoQueueFull,
@@ -180,7 +180,7 @@ async def test_closed_runner_refuses() -> None:
 
 _PARENT_SCRIPT = """
 import asyncio, json, sys
-from bot.services.demo_runner import DemoRunner
+from bot.demos.runner import DemoRunner
 
 async def main():
     r = DemoRunner(warm_up=False)

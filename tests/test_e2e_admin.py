@@ -5,9 +5,9 @@ from __future__ import annotations
 import discord
 from sqlmodel import select
 
-from bot.core.quizbank.parse import MAX_FILE_BYTES
 from bot.discord.client import QuizTutorBot
-from bot.storage import CustomQuiz
+from bot.quiz.models import CustomQuiz
+from bot.quizbank.parse import MAX_FILE_BYTES
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from bot.core.text import clip
-from bot.core.times import utcnow
-from bot.services.charts import PNG_MAGIC
+from bot.common.text import clip
+from bot.common.times import utcnow
+from bot.demos.charts import PNG_MAGIC
 from testkit.standin.server import FakeDiscord
 from tests.support.analytics import seed_class, wrong_choices
 from tests.support.bot import StartBot

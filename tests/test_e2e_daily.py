@@ -15,11 +15,12 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.schedule import next_post_at
-from bot.core.times import utcnow
-from bot.services.daily import guild_job_id, schedule_for
-from bot.storage import Outbox
+from bot.common.schedule import next_post_at
+from bot.common.times import utcnow
+from bot.daily.configs import schedule_for
+from bot.daily.jobs import guild_job_id
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.outbox.models import Outbox
 from testkit.standin import Emoji, FakeMessage
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
@@ -294,7 +295,7 @@ async def test_a_503_on_the_reveal_keeps_the_announcement_until_it_is_out(
     restart that does not know it was sent."""
     fake = discord_fake
     bob = fake.users_list[0]
-    monkeypatch.setattr("bot.core.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
+    monkeypatch.setattr("bot.outbox.rules.FIRST_RETRY_S", 3600)  # no retry inside the first run
 
     def reveals() -> list[FakeMessage]:
         return [m for m in fake.messages(fake.channel2) if m.message_reference is not None]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.core.review import DAILY, Source
-from bot.core.schedule import choose_question
-from bot.storage import DailyAnswer, DailyPost
+from bot.common.schedule import choose_question
+from bot.daily.models import DailyAnswer, DailyPost
+from bot.learning.review_rules import DAILY, Source
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
 from tests.support.bot import StartBot

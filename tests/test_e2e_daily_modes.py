@@ -13,13 +13,15 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import BUTTONS, REACTIONS
-from bot.core.outbox import Owed
-from bot.core.text import clip
-from bot.core.times import utcnow
+from bot.common.text import clip
+from bot.common.times import utcnow
+from bot.daily.models import DailyPost
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.types import BUTTONS, REACTIONS
 from bot.discord.client import QuizTutorBot
-from bot.storage import DailyPost, Outbox, ReviewCard
+from bot.learning.card_models import ReviewCard
+from bot.outbox.models import Outbox
+from bot.outbox.rules import Owed
 from testkit.standin import FakeMessage
 from testkit.standin.models import CREATE_PUBLIC_THREADS
 from testkit.standin.server import FakeDiscord
@@ -187,7 +189,7 @@ async def test_the_discussion_thread_opens_once_at_the_reveal_across_restarts(
 ) -> None:
     fake = discord_fake
     bob = fake.users_list[0]
-    monkeypatch.setattr("bot.core.outbox.FIRST_RETRY_S", 3600)  # no retry inside the first run
+    monkeypatch.setattr("bot.outbox.rules.FIRST_RETRY_S", 3600)  # no retry inside the first run
     async with start_bot() as bot:
         jobs, message, post, (n, right, _) = await post_todays_question(
             fake, bot, topic="mixed-precision", discussion="on"

@@ -14,10 +14,10 @@ from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.quizbank.generated import GeneratedQuestion, template_key
-from bot.core.schedule import local_day
-from bot.core.times import utcnow
+from bot.common.schedule import local_day
+from bot.common.times import utcnow
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.quizbank.generated import GeneratedQuestion, template_key
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today
 from tests.support.bot import StartBot

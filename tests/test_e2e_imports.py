@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlmodel import select
 
 from bot.discord.client import QuizTutorBot
-from bot.storage import CustomQuiz
+from bot.quiz.models import CustomQuiz
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

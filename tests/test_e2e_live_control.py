@@ -4,7 +4,7 @@ one round per channel and a cap per server, the server's language for rounds."""
 
 from __future__ import annotations
 
-from bot.storage import live as live_rows
+from bot.live import store as live_rows
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (

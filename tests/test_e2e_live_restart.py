@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Database
+from bot.db.database import Database
 from testkit.processes import BotProcess, bot_env
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from sqlmodel import col, func, select
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.storage import QuizResult, QuizSession, quiz_sessions
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.quiz import sessions_store
+from bot.quiz.models import QuizResult, QuizSession
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.quiz import button, letters
@@ -217,7 +218,7 @@ async def test_an_answer_the_database_holds_up_is_acknowledged_then_shown(
     fake = discord_fake
     member, other, _ = fake.users_list
     gate = asyncio.Event()
-    record = quiz_sessions.record_answer
+    record = sessions_store.record_answer
 
     async def slow_record(*args: Any, **kwargs: Any) -> bool:
         await gate.wait()  # the database does not answer until the test says so
@@ -228,7 +229,7 @@ async def test_an_answer_the_database_holds_up_is_acknowledged_then_shown(
         message = res.message
         assert message is not None
         right, _ = await letters(bot, member)
-        monkeypatch.setattr(quiz_sessions, "record_answer", slow_record)
+        monkeypatch.setattr(sessions_store, "record_answer", slow_record)
         held = await fake.click(message, button(message, right), member)
         assert held.type == 6 and held.first_response_s < 3  # acknowledged, message kept
         assert fake.message(message.id).embeds[0]["title"] == "Question 1/2"
@@ -249,7 +250,7 @@ async def test_an_answer_the_database_holds_up_is_acknowledged_then_shown(
             raise UserError("quiz.expired")
 
         gate.clear()
-        monkeypatch.setattr(quiz_sessions, "record_answer", expired)
+        monkeypatch.setattr(sessions_store, "record_answer", expired)
         res = await fake.slash(other, "quiz start", topic="gradient-accumulation", questions=2)
         assert res.message is not None
         held = await fake.click(res.message, button(res.message, "A"), other)

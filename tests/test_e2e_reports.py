@@ -4,8 +4,8 @@ question from the server until it is fixed (`quiztutor reports`: tests/test_cli_
 
 from __future__ import annotations
 
-from bot.core.quizbank.bank import question_fingerprint
 from bot.discord.client import QuizTutorBot
+from bot.quizbank.bank import question_fingerprint
 from testkit.standin.models import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

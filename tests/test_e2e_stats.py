@@ -6,8 +6,8 @@ from typing import Any
 
 from sqlmodel import col, select
 
+from bot.daily.models import MemberStats
 from bot.discord.client import QuizTutorBot
-from bot.storage import MemberStats
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.db import seed_member_stats

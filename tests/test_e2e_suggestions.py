@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
-from bot.core.community import MAX_PENDING_PER_MEMBER, community_quiz_id
+from bot.community.models import CommunityAction, MemberNotice, Suggestion
+from bot.community.rules import MAX_PENDING_PER_MEMBER, community_quiz_id
 from bot.discord.client import QuizTutorBot
-from bot.storage.models import CommunityAction, MemberNotice, Suggestion
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

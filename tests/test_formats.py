@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.quizbank import QuizBank, QuizFileError, parse_quiz
-from bot.core.quizbank.formats import detect_format, import_text, quiz_yaml, to_gift
-from bot.core.quizbank.formats.gift import escape, parse_gift
-from bot.core.quizbank.parse import validate_data
-from bot.storage.quiz_files import untranslated_note
+from bot.quizbank import QuizBank, QuizFileError, parse_quiz
+from bot.quizbank.files import untranslated_note
+from bot.quizbank.formats import detect_format, import_text, quiz_yaml, to_gift
+from bot.quizbank.formats.gift import escape, parse_gift
+from bot.quizbank.parse import validate_data
 
 GIFT = """\
 // A comment line, and a category Moodle would file the questions under.

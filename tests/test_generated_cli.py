@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot.cli.main import main as cli_main
-from bot.core.i18n import t
+from bot.common.i18n import t
 from experiments.catalog import ParamError
 from experiments.generators import generate
 from experiments.generators.registry import TEMPLATES, check_seed, get_template

@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from bot.core.quizbank import QuizBank, QuizFileError, parse_quiz
-from bot.core.quizbank.generated import GeneratedQuestion, template_key
-from bot.services.generated import InstancePool
-from bot.services.sessions import NothingDue, QuizSessions
-from bot.storage import Database, QuizResult
-from bot.storage.quiz_files import load_quizzes
-from bot.storage.review_cards import cards_of
+from bot.db.database import Database
+from bot.demos.generated import InstancePool
+from bot.learning.cards_store import cards_of
+from bot.quiz.models import QuizResult
+from bot.quiz.sessions import NothingDue, QuizSessions
+from bot.quizbank import QuizBank, QuizFileError, parse_quiz
+from bot.quizbank.files import load_quizzes
+from bot.quizbank.generated import GeneratedQuestion, template_key
 from tests.support.db import make_quiz
 from tests.support.generated import Maker, quiz_with_templates
 

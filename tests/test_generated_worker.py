@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.quizbank.generated import template_key
+from bot.demos.generated import InstancePool
+from bot.demos.runner import DemoRunner
 from bot.discord.client import QuizTutorBot
-from bot.services.demo_runner import DemoRunner
-from bot.services.generated import InstancePool
+from bot.quizbank.generated import template_key
 from experiments.catalog import ParamError
 from experiments.generators import generate
 from testkit.standin.models import FakeUser

@@ -110,7 +110,7 @@ def test_same_seed_same_instance_and_no_global_rng() -> None:
 
 
 def test_instances_fit_the_quiz_schema() -> None:
-    from bot.core.quizbank.schema import Question
+    from bot.quizbank.schema import Question
 
     for name in TEMPLATES:
         inst = generate(name, 7)

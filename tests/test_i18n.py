@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 
-from bot.core.i18n import MESSAGES, SUPPORTED_LOCALES, locale_for, t
+from bot.common.i18n import MESSAGES, SUPPORTED_LOCALES, locale_for, t
 
 
 def placeholders(text: str) -> set[str]:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.outbox import LEASE
-from bot.core.times import utcnow
+from bot.common.times import utcnow
+from bot.outbox.rules import LEASE
 from testkit.databases import db_rows
 from testkit.processes import CLOCK_SHIFT, BotProcess, bot_env
 from testkit.standin import FakeMessage

@@ -15,14 +15,15 @@ from fsrs import Card, Rating
 from sqlalchemy import select
 
 from bot.cli.memory import describe, fit_guild
-from bot.core import memory as core
-from bot.core.errors import UserError
-from bot.core.memory import parse_retention, rules_of
-from bot.core.review import SCHEDULER, review
-from bot.core.times import utcnow
-from bot.services.memory import MemoryModels
-from bot.storage import Database, ReviewCard, ReviewLog
-from bot.storage import memory as stored
+from bot.common.errors import UserError
+from bot.common.times import utcnow
+from bot.db.database import Database
+from bot.learning import memory_rules as core
+from bot.learning import memory_store as stored
+from bot.learning.card_models import ReviewCard, ReviewLog
+from bot.learning.memory import MemoryModels
+from bot.learning.memory_rules import parse_retention, rules_of
+from bot.learning.review_rules import SCHEDULER, review
 from experiments import memory_fit as mf
 from tests.support.cli import cli
 from tests.support.learning import seed_reviews

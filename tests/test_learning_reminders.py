@@ -11,14 +11,21 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from bot.core.reminders import MIN_DUE_DEFAULT, SPREAD, next_reminder_at, parse_min_due, spread
-from bot.core.review import QUIZ, Grade, Source
+from bot.db.database import Database
 from bot.discord.client import QuizTutorBot
-from bot.services.reminders import Reminders
-from bot.services.review import Reviews
-from bot.storage import Database, Outbox
-from bot.storage.reminders import get
-from bot.storage.review_cards import record_grades
+from bot.learning.cards_store import record_grades
+from bot.learning.reminder_rules import (
+    MIN_DUE_DEFAULT,
+    SPREAD,
+    next_reminder_at,
+    parse_min_due,
+    spread,
+)
+from bot.learning.reminders import Reminders
+from bot.learning.reminders_store import get
+from bot.learning.review import Reviews
+from bot.learning.review_rules import QUIZ, Grade, Source
+from bot.outbox.models import Outbox
 from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import Clock

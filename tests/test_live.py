@@ -1,4 +1,4 @@
-"""Live rounds, the rules (bot.core.live): points, ranking, bounds, button ids, and what
+"""Live rounds, the rules (bot.live.rules): points, ranking, bounds, button ids, and what
 the driver does next in every state."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.core.errors import UserError
-from bot.core.live import (
+from bot.common.errors import UserError
+from bot.live.rules import (
     IDLE_LIMIT,
     SETUP_TIMEOUT,
     Answer,

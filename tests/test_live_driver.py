@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from bot.core.quizbank import QuizBank
-from bot.services.live import LiveDriver, LiveRounds
-from bot.services.outbox import OutboxService
-from bot.storage import Database
+from bot.db.database import Database
+from bot.live.driver import LiveDriver
+from bot.live.rounds import LiveRounds
+from bot.outbox.service import OutboxService
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 from tests.support.live import RecordingPublisher, expire_question, rows, rows_become
 

@@ -10,12 +10,12 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from bot.core.errors import UserError
-from bot.core.quizbank import QuizBank
-from bot.core.quizbank.generated import GeneratedQuestion, template_key
-from bot.services.generated import InstancePool
-from bot.services.live import LiveRounds
-from bot.storage import Database
+from bot.common.errors import UserError
+from bot.db.database import Database
+from bot.demos.generated import InstancePool
+from bot.live.rounds import LiveRounds
+from bot.quizbank import QuizBank
+from bot.quizbank.generated import GeneratedQuestion, template_key
 from tests.support.generated import Maker, quiz_with_templates
 
 GUILD, CHANNEL, HOST = 10, 20, 30

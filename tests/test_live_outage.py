@@ -14,13 +14,15 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.exc import OperationalError
 
-from bot.core.quizbank import QuizBank
-from bot.services.live import LiveRounds, Outcome
-from bot.storage import Database, live_answers
-from bot.storage import live as live_rows
-from bot.storage import live_steps as steps
-from bot.storage.models import LiveQuestion
-from bot.storage.retry import outage
+from bot.db.database import Database
+from bot.db.retry import outage
+from bot.live import answer_writer
+from bot.live import steps_store as steps
+from bot.live import store as live_rows
+from bot.live.answer_writer import Outcome
+from bot.live.models import LiveQuestion
+from bot.live.rounds import LiveRounds
+from bot.quizbank import QuizBank
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import button_id, lobby, round_id_of, rows, thread_of
@@ -81,22 +83,22 @@ async def test_presses_the_writer_cannot_write_fail_without_a_traceback_and_it_g
     """The database stays away past the writer's tries: each press of the batch fails
     (the member is asked to try again), the outage is noted once, and the writer takes
     the next press once the database is back."""
-    monkeypatch.setattr("bot.storage.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
+    monkeypatch.setattr("bot.db.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
     monkeypatch.setattr(outage, "since", None)
     caplog.set_level(logging.DEBUG, logger="quiztutor.storage")
     live = LiveRounds(db, bank)
     await live.start()
     try:
         round_id = await open_question(live)
-        write_batch = live_answers.write_batch
+        write_batch = answer_writer.write_batch
 
         def away(*args: object) -> object:
             raise OperationalError("INSERT INTO live_answer ...", {}, ConnectionRefusedError(111))
 
-        monkeypatch.setattr(live_answers, "write_batch", away)
+        monkeypatch.setattr(answer_writer, "write_batch", away)
         with pytest.raises(OperationalError):
             await live.writer.submit(round_id, 1, 201, 0, 0, True, SECONDS)
-        monkeypatch.setattr(live_answers, "write_batch", write_batch)
+        monkeypatch.setattr(answer_writer, "write_batch", write_batch)
         again = await live.writer.submit(round_id, 1, 201, 1, 1, False, SECONDS)
     finally:
         await live.close()
@@ -144,7 +146,7 @@ async def test_a_database_that_stays_away_gets_a_try_again_not_a_traceback(
 ) -> None:
     fake = discord_fake
     host, citra, _ = fake.users_list
-    monkeypatch.setattr("bot.storage.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
+    monkeypatch.setattr("bot.db.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
     monkeypatch.setattr(outage, "since", None)  # (restored: no outage leaks to other tests)
 
     async def refused(db: Database, round_id: int, user_id: int) -> bool:

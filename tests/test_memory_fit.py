@@ -346,7 +346,7 @@ def random_history(rng: random.Random, n: int) -> Iterator[tuple[bool, float | N
 
 
 def test_replaying_with_the_defaults_gives_the_bots_own_card() -> None:
-    from bot.core.review import rating_for, review
+    from bot.learning.review_rules import rating_for, review
 
     rng = random.Random(26)
     for _ in range(40):
@@ -376,7 +376,7 @@ def test_replaying_with_the_defaults_gives_the_bots_own_card() -> None:
 
 
 def test_an_answer_graded_late_counts_as_the_bot_counted_it() -> None:
-    from bot.core.review import review
+    from bot.learning.review_rules import review
 
     answers = [
         (Rating.Good, T0),

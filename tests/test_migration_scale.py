@@ -8,13 +8,13 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import text
 
-from bot.core.analytics import week_starts
-from bot.core.daily.choice import CARDS
-from bot.core.daily.recall import SUMS, days
-from bot.core.review import rating_for, review
-from bot.storage import Database
-from bot.storage.analytics import class_analytics, guild_overview
-from bot.storage.class_recall import fold, signals
+from bot.daily.choice_rules import CARDS
+from bot.db.database import Database
+from bot.learning.recall_rules import SUMS, days
+from bot.learning.recall_store import fold, signals
+from bot.learning.review_rules import rating_for, review
+from bot.stats.analytics_rules import week_starts
+from bot.stats.analytics_store import class_analytics, guild_overview
 
 GUILD = 5
 U1, U2, U3, U4, U5, U6 = range(701, 707)

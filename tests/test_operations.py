@@ -24,9 +24,8 @@ from sqlmodel import SQLModel
 
 from bot.cli import doctor
 from bot.cli.logs import setup_logging
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.storage import Database
-from bot.storage.database import HEAD, alembic_config
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.db.database import HEAD, Database, alembic_config
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.daily import (
@@ -62,7 +61,7 @@ def test_revisions_form_one_line_of_history() -> None:
 
 OPEN_AND_LIST = """
 import asyncio, sys
-from bot.storage import Database
+from bot.db.database import Database
 
 async def main():
     db = await Database.open(sys.argv[1])

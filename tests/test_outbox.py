@@ -8,11 +8,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
-from bot.core.daily.types import RevealSummary
-from bot.core.outbox import LEASE, Owed
-from bot.core.quizbank import Question
-from bot.services.daily import DailyJobs, DailyService
-from bot.storage import DailyPost
+from bot.daily.jobs import DailyJobs
+from bot.daily.models import DailyPost
+from bot.daily.service import DailyService
+from bot.daily.types import RevealSummary
+from bot.outbox.rules import LEASE, Owed
+from bot.quizbank import Question
 from testkit.times import Clock
 from tests.support.driver import DAY1, G1, FakePublisher, configure, post_of
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli.player import pick_questions
-from bot.core.quizbank import choice_order
-from bot.storage.quiz_files import load_bank
+from bot.quizbank import choice_order
+from bot.quizbank.files import load_bank
 from experiments.generators import generate
 
 # Real subprocesses (bot processes, the CLI, torch workers): left out by -m 'not slow'.

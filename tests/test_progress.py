@@ -7,14 +7,14 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from fsrs import Rating
 
-from bot.core.progress import TopicAccuracy
-from bot.core.quizbank import QuizBank
-from bot.core.review import review
-from bot.services.daily import DailyService
-from bot.services.progress import ProgressReports
-from bot.services.sessions import QuizSessions
-from bot.services.streaks import Streaks
-from bot.storage import Database
+from bot.daily.service import DailyService
+from bot.db.database import Database
+from bot.learning.review_rules import review
+from bot.quiz.sessions import QuizSessions
+from bot.quizbank import QuizBank
+from bot.stats.progress import ProgressReports
+from bot.stats.progress_rules import TopicAccuracy
+from bot.stats.streaks import Streaks
 from testkit.times import Clock
 from tests.support.db import make_quiz
 

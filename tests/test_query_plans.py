@@ -9,14 +9,16 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from bot.core.quizbank import QuizBank
-from bot.core.review import QUIZ, Source
-from bot.services.daily import DailyService
-from bot.services.review import Reviews
-from bot.storage import ClassMember, DailyAnswer, DailyPost, Database, MemberStats
-from bot.storage.analytics import class_analytics
-from bot.storage.class_recall import fold, signals
-from bot.storage.progress import answers_per_question
+from bot.daily.models import DailyAnswer, DailyPost, MemberStats
+from bot.daily.service import DailyService
+from bot.daily.tally_models import ClassMember
+from bot.db.database import Database
+from bot.learning.recall_store import fold, signals
+from bot.learning.review import Reviews
+from bot.learning.review_rules import QUIZ, Source
+from bot.quizbank import QuizBank
+from bot.stats.analytics_store import class_analytics
+from bot.stats.progress_store import answers_per_question
 from tests.support.plans import captured, find, plan
 
 NOW = datetime(2026, 5, 3, 12, 0, tzinfo=UTC)

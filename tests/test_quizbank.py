@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main as cli_main
-from bot.core.quizbank import QuizBank, QuizFileError, parse_quiz
-from bot.core.quizbank.export import export_bank, json_schema_text
-from bot.storage.quiz_files import SHIPPED_DIR, load_quizzes
+from bot.quizbank import QuizBank, QuizFileError, parse_quiz
+from bot.quizbank.export import export_bank, json_schema_text
+from bot.quizbank.files import SHIPPED_DIR, load_quizzes
 from experiments.catalog import get_info
 from experiments.generators.registry import TEMPLATES
 
@@ -307,7 +307,7 @@ def test_play_answers_every_question_right_when_told_the_answers(shipped_bank: Q
     import random
 
     from bot.cli.player import pick_questions
-    from bot.core.quizbank import choice_order
+    from bot.quizbank import choice_order
     from experiments.generators import generate
 
     rng = random.Random(7)

@@ -15,7 +15,7 @@ from typing import Any
 import discord
 import pytest
 
-from bot.core.daily.reactions import ANSWER_EMOJI
+from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.discord.client import QuizTutorBot
 from bot.discord.internals import parse_reactions_without_members
 from testkit.bots import make_settings

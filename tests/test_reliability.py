@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyJobs, DailyService, guild_job_id
-from bot.storage import Database
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+from bot.daily.jobs import DailyJobs, guild_job_id
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.service import DailyService
+from bot.db.database import Database
+from bot.quizbank import QuizBank
+from bot.quizbank.files import SHIPPED_DIR, load_bank
 from testkit.databases import db_rows
 from testkit.processes import BotProcess, bot_env, integrity
 from testkit.standin import FakeMessage, FakeUser

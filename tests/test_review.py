@@ -10,10 +10,11 @@ import pytest
 from fsrs import Card, Rating, Scheduler
 from sqlmodel import func, select
 
-from bot.core.quizbank import QuizBank
-from bot.core.review import QUIZ, SCHEDULER, Source, rating_for, review
-from bot.services.review import Reviews
-from bot.storage import Database, ReviewCard, ReviewLog
+from bot.db.database import Database
+from bot.learning.card_models import ReviewCard, ReviewLog
+from bot.learning.review import Reviews
+from bot.learning.review_rules import QUIZ, SCHEDULER, Source, rating_for, review
+from bot.quizbank import QuizBank
 from tests.support.db import make_quiz
 
 USER, OTHER = 1, 2
@@ -128,8 +129,8 @@ async def test_next_due_says_when_nothing_is_due(reviews: Reviews) -> None:
 
 
 async def test_a_large_batch_is_applied_once_per_member(db: Database) -> None:
-    from bot.core.review import DAILY, Grade
-    from bot.storage.review_cards import CHUNK, record_grades
+    from bot.learning.cards_store import CHUNK, record_grades
+    from bot.learning.review_rules import DAILY, Grade
 
     members = range(1000, 1000 + 2 * CHUNK + 1)  # more than one statement's worth
     grades = [Grade(u, "mx-01", u % 2 == 0, T0, Source(DAILY, "7")) for u in members]

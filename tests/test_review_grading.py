@@ -9,13 +9,14 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from bot.core.quizbank import QuizBank
-from bot.core.review import DAILY, QUIZ, Grade, Source
-from bot.services.daily import DailyService
-from bot.services.review import Reviews
-from bot.services.sessions import QuizSessions
-from bot.storage import Database, ReviewCard, ReviewLog
-from bot.storage.review_cards import apply_grades, chunks, prepare_grades, record_grade
+from bot.daily.service import DailyService
+from bot.db.database import Database
+from bot.learning.card_models import ReviewCard, ReviewLog
+from bot.learning.cards_store import apply_grades, chunks, prepare_grades, record_grade
+from bot.learning.review import Reviews
+from bot.learning.review_rules import DAILY, QUIZ, Grade, Source
+from bot.quiz.sessions import QuizSessions
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)
@@ -91,7 +92,7 @@ async def test_settled_daily_answers_update_cards_once(
 
 
 async def test_a_review_session_asks_each_due_question_once(db: Database, bank: QuizBank) -> None:
-    from bot.services.sessions import NothingDue, QuizSummary
+    from bot.quiz.sessions import NothingDue, QuizSummary
 
     clock = Clock(NOW)
     sessions = QuizSessions(db, bank, clock=clock)
@@ -129,7 +130,7 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
 ) -> None:
     """A process killed mid-settle rolls its transaction back: the day is not settled and
     no card moved; the next settle applies each answer once."""
-    import bot.storage.daily.settle as settling
+    import bot.daily.settle_store as settling
 
     post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
     assert post is not None and post.id is not None
@@ -160,7 +161,7 @@ async def test_cards_a_crash_left_out_of_a_settled_day_are_applied_once_at_start
     """The day is settled (and revealed) first; its cards follow in transactions of their
     own. A process that dies in between leaves the post not `graded`: the next start-up
     applies its answers, each once."""
-    import bot.services.daily.settling as settling
+    import bot.daily.settling as settling
 
     post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
     assert post is not None and post.id is not None

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.core.errors import UserError
-from bot.core.schedule import (
+from bot.common.errors import UserError
+from bot.common.schedule import (
     DailySchedule,
     choose_question,
     local_day,

@@ -16,11 +16,11 @@ from typing import Any
 from sqlalchemy import text, update
 from sqlmodel import col, select
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.times import utcnow
+from bot.common.times import utcnow
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.demos.runner import DemoFailed, DemoRunner
 from bot.discord.client import QuizTutorBot
-from bot.services.demo_runner import DemoFailed, DemoRunner
-from bot.storage import QuizResult, QuizSession
+from bot.quiz.models import QuizResult, QuizSession
 from testkit.standin.driver import (
     ATTACHMENT,
     BOOLEAN,

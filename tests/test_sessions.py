@@ -9,10 +9,11 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from bot.core.errors import UserError
-from bot.core.quizbank import QuizBank
-from bot.services.sessions import QuizSessions, QuizStep, QuizSummary
-from bot.storage import Database, QuizResult
+from bot.common.errors import UserError
+from bot.db.database import Database
+from bot.quiz.models import QuizResult
+from bot.quiz.sessions import QuizSessions, QuizStep, QuizSummary
+from bot.quizbank import QuizBank
 from testkit.times import Clock
 
 USER, OTHER = 1, 2

@@ -12,10 +12,12 @@ from typing import Any
 
 from sqlmodel import select
 
-from bot.core.daily.types import RevealSummary
-from bot.core.quizbank import QuizBank
-from bot.services.daily import DailyService
-from bot.storage import Database, MemberStats, ReviewCard
+from bot.daily.models import MemberStats
+from bot.daily.service import DailyService
+from bot.daily.types import RevealSummary
+from bot.db.database import Database
+from bot.learning.card_models import ReviewCard
+from bot.quizbank import QuizBank
 from tests.support.db import seed_member_stats
 
 NOW = datetime(2026, 5, 3, 1, 0, tzinfo=UTC)

@@ -16,12 +16,12 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.errors import SetupError
-from bot.core.settings import Settings
-from bot.services.daily import DailyService
-from bot.storage import Database
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+from bot.common.errors import SetupError
+from bot.common.settings import Settings
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.service import DailyService
+from bot.db.database import Database
+from bot.quizbank.files import SHIPPED_DIR, load_bank
 from testkit.databases import db_rows
 from testkit.processes import ROOT, BotProcess, bot_env
 from testkit.standin import FakeGuild, FakeMessage

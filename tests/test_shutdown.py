@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.times import utcnow
+from bot.common.times import utcnow
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.db.database import Database
 from bot.discord.runner import register_commands
-from bot.storage import Database
 from testkit.bots import make_settings
 from testkit.databases import db_rows
 from testkit.processes import BotProcess, bot_env, integrity

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import AnswerWriter, Database
-from bot.storage.database import sqlite_path
+from bot.db.database import Database, sqlite_path
+from bot.db.writer import AnswerWriter
 from tests.support.db import NOW, make_post
 
 pytestmark = pytest.mark.sqlite_only

@@ -12,7 +12,8 @@ import asyncio
 
 from sqlalchemy import text
 
-from bot.storage import AnswerWriter, Database
+from bot.db.database import Database
+from bot.db.writer import AnswerWriter
 from tests.support.db import NOW, make_post
 
 

@@ -1,6 +1,6 @@
 """The error boundary of the command line and the bot's start-up.
 
-Every expected failure becomes a `bot.core.errors.SetupError` (what is wrong, what to do, an
+Every expected failure becomes a `bot.common.errors.SetupError` (what is wrong, what to do, an
 exit code) and is printed as at most three short lines; the traceback only with
 LOG_LEVEL=DEBUG. Settings, `QUIZ_DIRS` and output paths are checked here, before any
 slow work, so a mistake costs seconds, not a computed result.
@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from bot.core.errors import SetupError
-from bot.core.redact import redact_text as redact
+from bot.common.errors import SetupError
+from bot.common.redact import redact_text as redact
 
 if TYPE_CHECKING:
-    from bot.core.quizbank import Problem, Quiz, QuizBank
-    from bot.core.settings import Settings
+    from bot.common.settings import Settings
+    from bot.quizbank import Problem, Quiz, QuizBank
 
 CONFIG_FIX = "set it in the environment or in .env in the working directory (README, Configuration)"
 # Values of these settings are never echoed back: they may hold a secret.
@@ -101,7 +101,7 @@ def load_settings(**overrides: object) -> Settings:
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
 
-    from bot.core.settings import Settings
+    from bot.common.settings import Settings
 
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
@@ -147,7 +147,7 @@ def _raw_setting(name: str) -> str:
 
 def quiz_sources(settings: Settings | None, paths: Sequence[str | Path] = ()) -> list[Path]:
     """What the bot loads (shipped + QUIZ_DIRS), or the paths given on the command line."""
-    from bot.storage.quiz_files import SHIPPED_DIR
+    from bot.quizbank.files import SHIPPED_DIR
 
     if paths:
         return [Path(p) for p in paths]
@@ -165,7 +165,7 @@ def quiz_sources(settings: Settings | None, paths: Sequence[str | Path] = ()) ->
 
 
 def empty_folders(paths: Sequence[Path]) -> list[Path]:
-    from bot.storage.quiz_files import quiz_files
+    from bot.quizbank.files import quiz_files
 
     return [p for p in paths if p.is_dir() and not quiz_files([p])]
 
@@ -187,7 +187,7 @@ def problems_summary(problems: Sequence[Problem]) -> str:
 
 
 def load_quizzes_or_fail(paths: Sequence[Path]) -> list[Quiz]:
-    from bot.storage.quiz_files import load_quizzes
+    from bot.quizbank.files import load_quizzes
 
     quizzes, problems = load_quizzes(paths)
     if problems:
@@ -200,7 +200,7 @@ def load_quizzes_or_fail(paths: Sequence[Path]) -> list[Quiz]:
 
 
 def load_bank(paths: Sequence[Path]) -> QuizBank:
-    from bot.core.quizbank import QuizBank
+    from bot.quizbank import QuizBank
 
     return QuizBank(load_quizzes_or_fail(paths))
 

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core.errors import SetupError
-from bot.core.settings import Settings, token_shape_problem
+from bot.common.errors import SetupError
+from bot.common.settings import Settings, token_shape_problem
 from bot.discord.startup import TOKEN_SHAPE_FIX
 
 
@@ -42,7 +42,7 @@ def check_token(settings: Settings) -> Check:
 
 
 def check_database(settings: Settings) -> Check:
-    from bot.storage.health import diagnose
+    from bot.db.health import diagnose
 
     found = diagnose(settings.database_url)
     return Check("database", found.ok, found.detail, found.fix)
@@ -51,7 +51,7 @@ def check_database(settings: Settings) -> Check:
 def check_quizzes(settings: Settings) -> Check:
     """Exactly what the bot loads (shipped + QUIZ_DIRS), each failing file named."""
     from bot.cli.boundary import empty_folders, problems_summary, quiz_sources
-    from bot.storage.quiz_files import load_quizzes
+    from bot.quizbank.files import load_quizzes
 
     try:
         sources = quiz_sources(settings)

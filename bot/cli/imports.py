@@ -1,5 +1,5 @@
 """`quiztutor import FILE` (GIFT, Aiken or CSV to a quiz file) and `quiztutor export
---format gift`: the formats teachers keep their banks in (`bot.core.quizbank.formats`).
+--format gift`: the formats teachers keep their banks in (`bot.quizbank.formats`).
 
 Import prints the YAML (or writes it with `-o`), lists the skipped questions on stderr as
 `FILE:LINE: skipped: ...`, and writes nothing when any question is malformed (exit 1).
@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 from bot.cli import boundary
-from bot.core.errors import SetupError
-from bot.core.quizbank import QuizBank, QuizFileError
-from bot.core.quizbank.formats import Format, detect_format, import_text, quiz_yaml, to_gift
-from bot.core.quizbank.parse import MAX_FILE_BYTES
+from bot.common.errors import SetupError
+from bot.quizbank import QuizBank, QuizFileError
+from bot.quizbank.formats import Format, detect_format, import_text, quiz_yaml, to_gift
+from bot.quizbank.parse import MAX_FILE_BYTES
 
 
 def read_text(path: Path) -> str:

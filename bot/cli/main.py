@@ -21,7 +21,7 @@ from typing import NoReturn
 from bot.cli import boundary, server_data
 from bot.cli.argtypes import positive
 from bot.cli.validate import DEFAULT_TEMPLATE_SEEDS, seeds_arg
-from bot.core.errors import SetupError
+from bot.common.errors import SetupError
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -37,7 +37,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
         sys.stdout.write(gift_text(bank, args.lang))
         return 0
-    from bot.core.quizbank.export import export_bank
+    from bot.quizbank.export import export_bank
 
     print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
     return 0
@@ -50,7 +50,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from bot.core.quizbank.export import json_schema_text
+    from bot.quizbank.export import json_schema_text
 
     target = boundary.check_output_path(args.output, "schema") if args.output else None
     text = json_schema_text()
@@ -106,7 +106,7 @@ def _cmd_sync(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
-    from bot.storage.backup import backup_database
+    from bot.db.backup import backup_database
 
     settings = boundary.load_settings()
     print(backup_database(settings.database_url, Path(args.file)))

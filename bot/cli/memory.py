@@ -15,11 +15,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-from bot.core.errors import SetupError
-from bot.core.times import utcnow
-from bot.storage import Database
-from bot.storage import memory as stored
-from bot.storage.models import MemoryModel
+from bot.common.errors import SetupError
+from bot.common.times import utcnow
+from bot.db.database import Database
+from bot.learning import memory_store as stored
+from bot.learning.models import MemoryModel
 
 SCHEMA = "0008"
 
@@ -91,7 +91,7 @@ def run_show(url: str, guild_id: int, *, as_json_output: bool = False) -> str:
 
 async def fit_guild(db: Database, guild_id: int, *, epochs: int | None = None) -> dict[str, Any]:
     """Fit, store, adopt or not, replay the cards; the fit's result (with "rescheduled")."""
-    from bot.services.memory import FIT_EVERY
+    from bot.learning.memory import FIT_EVERY
     from experiments.memory_fit import DEFAULT_EPOCHS, fit_server
 
     now = utcnow()

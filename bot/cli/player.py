@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.core.errors import SetupError, UserError
-from bot.core.i18n import t
-from bot.core.quizbank import Question, QuizBank, choice_order
-from bot.core.quizbank.generated import GeneratedQuestion, generated_question
+from bot.common.errors import SetupError, UserError
+from bot.common.i18n import t
+from bot.quizbank import Question, QuizBank, choice_order
+from bot.quizbank.generated import GeneratedQuestion, generated_question
 from experiments.generators.instance import Instance
 
 #: Makes instance `seed` of a template (`experiments.generators.generate`; imports torch).

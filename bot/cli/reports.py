@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 
 from bot.cli.stats import open_existing, to_csv, to_text
-from bot.core.community import REASONS
-from bot.core.quizbank import QuizBank
-from bot.storage.reports import ReportedQuestion, for_host
+from bot.community.reports_store import ReportedQuestion, for_host
+from bot.community.rules import REASONS
+from bot.quizbank import QuizBank
 
 HEADER = (
     "question_id",

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.cli.boundary import empty_folders, load_quizzes_or_fail, load_settings, quiz_sources
 from bot.cli.logs import setup_logging
-from bot.core.settings import Settings
+from bot.common.settings import Settings
 
 log = logging.getLogger("quiztutor")
 
@@ -18,7 +18,7 @@ log = logging.getLogger("quiztutor")
 def preflight(settings: Settings) -> None:
     """Everything that would fail after logging in, checked before: the database URL (and
     its driver and location) and the quiz folders."""
-    from bot.storage.health import check_url
+    from bot.db.health import check_url
 
     check_url(settings.database_url)  # before anything is created or connected
     sources = quiz_sources(settings)

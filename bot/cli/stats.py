@@ -15,13 +15,13 @@ import csv
 import io
 from collections.abc import Sequence
 
-from bot.core.analytics import ClassAnalytics, choice_text
-from bot.core.errors import SetupError
-from bot.core.quizbank import QuizBank
-from bot.core.text import clip
-from bot.services.analytics import server_today
-from bot.storage import Database
-from bot.storage.analytics import class_analytics
+from bot.common.errors import SetupError
+from bot.common.text import clip
+from bot.db.database import Database
+from bot.quizbank import QuizBank
+from bot.stats.analytics import server_today
+from bot.stats.analytics_rules import ClassAnalytics, choice_text
+from bot.stats.analytics_store import class_analytics
 
 QUESTION_HEADER = (
     "question_id",
@@ -89,8 +89,8 @@ def to_text(header: Sequence[str], rows: Sequence[Sequence[str]], max_width: int
 async def open_existing(url: str, needs: str | None = None) -> Database:
     """The bot's database, read only (no migration): a SetupError when there is none, or
     when its schema is older than revision `needs`."""
-    from bot.storage.database import EngineOptions, is_sqlite, sqlite_path
-    from bot.storage.health import CONNECT_TIMEOUT_S, check_url, opening_errors, redact
+    from bot.db.database import EngineOptions, is_sqlite, sqlite_path
+    from bot.db.health import CONNECT_TIMEOUT_S, check_url, opening_errors, redact
 
     check_url(url)
     if is_sqlite(url) and not sqlite_path(url).exists():
@@ -126,7 +126,7 @@ async def open_existing(url: str, needs: str | None = None) -> Database:
 
 
 async def _read(url: str, guild_id: int, weeks: int) -> ClassAnalytics:
-    from bot.core.times import utcnow
+    from bot.common.times import utcnow
 
     db = await open_existing(url)
     try:

@@ -31,7 +31,7 @@ def seeds_arg(text: str) -> int:
 def run_validate(paths: Sequence[Path], *, given: bool, seeds: int) -> int:
     """Check the quiz files under `paths` (`given`: named on the command line, else what
     the bot loads) and the question templates; 0 when all is well, else 1."""
-    from bot.storage.quiz_files import file_cues, file_translations, load_quizzes
+    from bot.quizbank.files import file_cues, file_translations, load_quizzes
 
     missing = [p for p in paths if not p.exists()]
     for path in missing:

@@ -17,10 +17,10 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from bot.core.settings import Settings
+from bot.common.settings import Settings
+from bot.container import Services, start_services
 from bot.discord.internals import parse_reactions_without_members
 from bot.discord.translator import CommandTranslator
-from bot.services.container import Services, start_services
 
 log = logging.getLogger("quiztutor")
 

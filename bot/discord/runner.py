@@ -9,8 +9,8 @@ import signal
 
 import discord
 
-from bot.core.errors import SetupError
-from bot.core.settings import Settings
+from bot.common.errors import SetupError
+from bot.common.settings import Settings
 from bot.discord.client import QuizTutorBot
 from bot.discord.internals import redirect_discord
 from bot.discord.startup import discord_failure, start_failure

@@ -2,7 +2,7 @@
 
 `bot.discord.client` runs the bot; this module turns what can go wrong on the way (no token, a token
 Discord refuses, Discord unreachable, quiz folders that do not load) into a
-`bot.core.errors.SetupError` with the thing to do, checked as early as possible.
+`bot.common.errors.SetupError` with the thing to do, checked as early as possible.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import logging
 
 import discord
 
-from bot.core.errors import SetupError
-from bot.core.settings import Settings, token_shape_problem
+from bot.common.errors import SetupError
+from bot.common.settings import Settings, token_shape_problem
 
 log = logging.getLogger("quiztutor")
 

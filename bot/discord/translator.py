@@ -6,7 +6,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.core.texts.commands import COMMAND_TEXTS_ID
+from bot.discord.command_texts import COMMAND_TEXTS_ID
 
 
 def _demo_titles_id() -> dict[str, str]:

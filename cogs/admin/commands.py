@@ -16,19 +16,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.community import community_quiz_id
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.core.quizbank import Quiz, pick_locale
-from bot.core.quizbank.parse import MAX_FILE_BYTES
-from bot.core.text import clip
-from bot.services.custom_quizzes import (
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     guild_quiz_ids,
     problems_text,
     remove_custom_quiz,
     upload_quiz,
 )
+from bot.community.rules import community_quiz_id
+from bot.quizbank import Quiz, pick_locale
+from bot.quizbank.parse import MAX_FILE_BYTES
 from cogs.admin.reports import show_reports
 from cogs.admin.suggestions import show_queue
 from cogs.common import interaction_locale, manage_server, services_of

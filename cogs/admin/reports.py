@@ -9,10 +9,10 @@ from typing import Any
 
 import discord
 
-from bot.core.community import REASONS
-from bot.core.i18n import t
-from bot.core.text import clip
-from bot.services.reports import ReportsPage
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.community.reports import ReportsPage
+from bot.community.rules import REASONS
 from cogs.common import interaction_locale, require_manage_server, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.replies import send_ephemeral

@@ -14,20 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.core.community import REASON_MAX, Suggestion, check_note
-from bot.core.i18n import t
-from bot.services.suggestions import ReviewItem
+from bot.common.i18n import t
+from bot.community.rules import REASON_MAX, Suggestion, check_note
+from bot.community.suggestions import ReviewItem
 from cogs.common import interaction_locale, require_manage_server, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.modals import PersistentModal, build_modal, text_field
 from cogs.ui.notices import tell_member
 from cogs.ui.replies import send_ephemeral
-from cogs.ui.suggestion_form import (
-    LANGUAGE_NAMES,
-    read_form,
-    suggestion_embed,
-    suggestion_modal,
-)
+from cogs.ui.suggestion_form import LANGUAGE_NAMES, read_form, suggestion_embed, suggestion_modal
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot

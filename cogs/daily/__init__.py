@@ -5,7 +5,7 @@
 * `commands`: `DailyCommands`, the six `/daily` commands.
 * `buttons`: the A-D buttons of a post in buttons mode (a persistent `DynamicItem`).
 
-The decisions live in `bot.services.daily`; the embeds in `cogs.ui.daily_embeds`.
+The decisions live in `bot.daily`; the embeds in `cogs.daily.embeds`.
 """
 
 from __future__ import annotations

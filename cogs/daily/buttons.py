@@ -15,9 +15,9 @@ from typing import Any
 
 import discord
 
-from bot.core.daily.types import DailyAnswerOutcome, shown_position
-from bot.core.errors import UserError
-from bot.core.i18n import t
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.daily.types import DailyAnswerOutcome, shown_position
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.replies import in_time, send_ephemeral

@@ -10,11 +10,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.daily.types import BUTTONS, REACTIONS
-from bot.core.i18n import t
-from bot.core.outbox import Owed
-from bot.services.charts import class_chart
-from bot.services.daily import DailyJobs
+from bot.common.i18n import t
+from bot.daily.jobs import DailyJobs
+from bot.daily.types import BUTTONS, REACTIONS
+from bot.demos.charts import class_chart
+from bot.outbox.rules import Owed
 from cogs.common import (
     guild_locale,
     interaction_locale,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
 
 
-from cogs.ui.daily_embeds import (
+from cogs.daily.embeds import (
     STATS_CHART,
     add_class_analytics,
     disabled_notice,

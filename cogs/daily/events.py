@@ -1,6 +1,6 @@
 """The daily question's events: start-up, new gateway sessions, and answer reactions.
 
-`DailyCog` owns the scheduler driver (`bot.services.daily.DailyJobs`) of this process and hands
+`DailyCog` owns the scheduler driver (`bot.daily.DailyJobs`) of this process and hands
 answer reactions to it from `QuizTutorBot.dispatch` (the `raw_reaction_add` event, before
 discord.py hands it to the listeners).
 """
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.core.daily.reactions import EMOJI_CHOICE
-from bot.services.daily import DailyJobs
+from bot.daily.jobs import DailyJobs
+from bot.daily.reaction_rules import EMOJI_CHOICE
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.core.i18n import t
-from bot.core.outbox import Owed
-from bot.core.text import clip
-from bot.services.daily import DailyJobs
-from bot.storage import Outbox
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.daily.jobs import DailyJobs
+from bot.outbox.models import Outbox
+from bot.outbox.rules import Owed
 from cogs.ui.style import EMBED_FIELD_MAX, discord_time, message_link
 
 

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import BUTTONS, RevealSummary
-from bot.core.errors import PublishRefused, StopReason
-from bot.core.i18n import t
-from bot.core.quizbank import Question
-from bot.core.quizbank.generated import GeneratedQuestion
-from bot.core.text import clip
-from bot.storage import DailyPost, GuildDailyConfig
+from bot.common.errors import PublishRefused, StopReason
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.daily.models import DailyPost, GuildDailyConfig
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.types import BUTTONS, RevealSummary
+from bot.quizbank import Question
+from bot.quizbank.generated import GeneratedQuestion
 from cogs.daily.buttons import answer_view
 from cogs.ui.buttons import ShowDemoButton
 from cogs.ui.lookback import find_own_reply
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
 
 
-from cogs.ui.daily_embeds import answer_unavailable_embed, daily_embed, records_text, reveal_embed
+from cogs.daily.embeds import answer_unavailable_embed, daily_embed, records_text, reveal_embed
 
 log = logging.getLogger("quiztutor.daily")
 

@@ -7,7 +7,7 @@ the round's buttons, and the discord.py calls its driver makes.
 * `buttons`: the one persistent button of live rounds and what a press does.
 * `publisher`: `DiscordLivePublisher`, the REST adapter the driver uses.
 
-The decisions live in `bot.services.live`; the embeds in `cogs.ui.live_embeds`.
+The decisions live in `bot.live`; the embeds in `cogs.live.embeds`.
 Load after `cogs.quiz` (the `/quiz` group must exist).
 """
 

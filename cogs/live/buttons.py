@@ -1,7 +1,7 @@
 """The buttons of live rounds and what a press does.
 
 One persistent `DynamicItem` serves every live button: its template takes any custom id
-that starts with "lv:", and `bot.core.live.parse_button` says what it asks for. So a
+that starts with "lv:", and `bot.live.rules.parse_button` says what it asks for. So a
 forged or stale id gets a clear answer instead of a dead button. Every answer to a
 press is private and in the presser's own language.
 """
@@ -13,13 +13,13 @@ from typing import Any
 
 import discord
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.core.live import PREFIX, ButtonRef, Press, parse_button
-from bot.services.live import Outcome
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.live.answer_writer import Outcome
+from bot.live.rules import PREFIX, ButtonRef, Press, parse_button
 from cogs.common import interaction_locale, services_of
+from cogs.live.embeds import result_text
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
-from cogs.ui.live_embeds import result_text
 from cogs.ui.replies import in_time, send_ephemeral
 from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS

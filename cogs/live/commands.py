@@ -15,13 +15,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.errors import PublishRefused, UserError
-from bot.core.i18n import t
-from bot.core.live import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
-from bot.services.live import LiveDriver, RoundView
+from bot.common.errors import PublishRefused, UserError
+from bot.common.i18n import t
+from bot.live.driver import LiveDriver
+from bot.live.publisher import RoundView
+from bot.live.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
 from cogs.common import interaction_locale, manage_server, services_of, topic_choices
+from cogs.live.embeds import topic_title
 from cogs.live.publisher import DiscordLivePublisher
-from cogs.ui.live_embeds import topic_title
 from cogs.ui.replies import error_text, log_context, send_ephemeral
 
 if TYPE_CHECKING:

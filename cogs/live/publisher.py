@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import discord
 
-from bot.core.errors import PublishRefused, StopReason
-from bot.core.i18n import t
-from bot.core.live import EndReason
-from bot.core.quizbank.generated import GeneratedQuestion, asked_question
-from bot.services.live import QuestionView, Reveal, RoundView, Scoreboard
+from bot.common.errors import PublishRefused, StopReason
+from bot.common.i18n import t
+from bot.live.publisher import QuestionView, Reveal, RoundView, Scoreboard
+from bot.live.rules import EndReason
+from bot.quizbank.generated import GeneratedQuestion, asked_question
 from cogs.live.buttons import lobby_view, question_view, reveal_view, scoreboard_view
-from cogs.ui.live_embeds import (
+from cogs.live.embeds import (
     lobby_embed,
     question_embed,
     reveal_embed,

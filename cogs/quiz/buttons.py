@@ -10,11 +10,11 @@ from typing import Any
 
 import discord
 
-from bot.core.i18n import t
-from bot.core.quizbank import QuizBank
-from bot.core.quizbank.generated import GeneratedQuestion
-from bot.core.quizbank.schema import MAX_CHOICES
-from bot.services.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
+from bot.common.i18n import t
+from bot.quiz.sessions import QuizAnswerOutcome, QuizStep, QuizSummary
+from bot.quizbank import QuizBank
+from bot.quizbank.generated import GeneratedQuestion
+from bot.quizbank.schema import MAX_CHOICES
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
 from cogs.ui.embeds import answered_embed, question_embed, summary_embed

@@ -1,5 +1,5 @@
 """`/quiz start`, `/quiz review` and `/quiz stop`: a private, button-driven quiz session
-per member; a review asks the member's due questions (`bot.services.review`).
+per member; a review asks the member's due questions (`bot.learning.review`).
 `/quiz suggest` opens the form of a suggested question (`cogs.quiz.suggest`);
 `/quiz remind on|off` sets the member's review reminders (`cogs.quiz.reminders`).
 
@@ -16,9 +16,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.core.reminders import MIN_DUE_MAX, MIN_DUE_MIN
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.learning.reminder_rules import MIN_DUE_MAX, MIN_DUE_MIN
 from cogs.common import interaction_locale, services_of, timezone_choices, topic_choices
 from cogs.quiz import reminders
 from cogs.quiz.review import DEFAULT_REVIEW, begin_review, show_first, take_cooldown

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.core.errors import PublishRefused, StopReason, UserError
-from bot.core.i18n import t
-from bot.core.outbox import nonce
-from bot.core.reminders import user_of_ref
-from bot.storage import Outbox
+from bot.common.errors import PublishRefused, StopReason, UserError
+from bot.common.i18n import t
+from bot.learning.reminder_rules import user_of_ref
+from bot.outbox.models import Outbox
+from bot.outbox.rules import nonce
 from cogs.common import interaction_locale, services_of
 from cogs.quiz.review import DEFAULT_REVIEW, begin_review
 from cogs.ui.buttons import PersistentButton

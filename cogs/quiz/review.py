@@ -7,10 +7,10 @@ import logging
 
 import discord
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.services.sessions import NothingDue, QuizStep
-from bot.storage import QuizSession
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.quiz.models import QuizSession
+from bot.quiz.sessions import NothingDue, QuizStep
 from cogs.common import interaction_locale, services_of
 from cogs.quiz.buttons import render_step
 from cogs.ui.replies import log_context, send_ephemeral

@@ -10,8 +10,8 @@ from typing import Any
 
 import discord
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
+from bot.common.errors import UserError
+from bot.common.i18n import t
 from cogs.common import interaction_locale, services_of
 from cogs.ui.modals import PersistentModal
 from cogs.ui.replies import log_context, send_ephemeral

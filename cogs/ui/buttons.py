@@ -17,9 +17,9 @@ from typing import Any
 
 import discord
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.core.text import clip
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.common.text import clip
 from cogs.common import interaction_locale, services_of
 from cogs.ui.embeds import demo_embed
 from cogs.ui.replies import ERROR_PREFIX, handle_interaction_error, log_context
@@ -69,7 +69,7 @@ async def run_demo_for(
     interaction: discord.Interaction, name: str, params: dict[str, Any], *, ephemeral: bool
 ) -> None:
     """Defer, queue the demo, report the queue place, then answer with the result."""
-    from bot.services.demo_runner import (
+    from bot.demos.runner import (
         DemoCrashed,
         DemoFailed,
         DemoQueueFull,

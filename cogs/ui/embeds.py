@@ -8,13 +8,13 @@ from typing import Any
 
 import discord
 
-from bot.core.i18n import t
-from bot.core.progress import Progress
-from bot.core.quizbank import Question, Quiz, QuizBank, pick_locale
-from bot.core.quizbank.generated import GeneratedQuestion
-from bot.core.review import ReviewCounts
-from bot.core.streaks import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
-from bot.core.text import clip
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.learning.review_rules import ReviewCounts
+from bot.quizbank import Question, Quiz, QuizBank, pick_locale
+from bot.quizbank.generated import GeneratedQuestion
+from bot.stats.progress_rules import Progress
+from bot.stats.streak_rules import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,

@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.core.activity import Habit, run_days
-from bot.core.i18n import t
-from bot.core.memory import MIN_MEMBERS, MIN_REVIEWS
-from bot.services.learning_charts import heatmap_data, heatmap_png, retention_png
-from bot.services.memory import ClassCurve
-from bot.storage.models import MemoryModel
+from bot.common.i18n import t
+from bot.learning.activity_rules import Habit, run_days
+from bot.learning.charts import heatmap_data, heatmap_png, retention_png
+from bot.learning.memory import ClassCurve
+from bot.learning.memory_rules import MIN_MEMBERS, MIN_REVIEWS
+from bot.learning.models import MemoryModel
 from cogs.ui.style import BRAND_COLOUR, discord_time
 
 if TYPE_CHECKING:
-    from bot.services.container import Services
+    from bot.container import Services
 
 RETENTION_CHART = "retention.png"
 HEATMAP_CHART = "habit.png"

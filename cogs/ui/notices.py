@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.core.i18n import t
-from bot.core.text import clip
+from bot.common.i18n import t
+from bot.common.text import clip
 from cogs.common import interaction_locale, services_of
 
 if TYPE_CHECKING:

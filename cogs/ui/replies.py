@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.core.errors import UserError
-from bot.core.i18n import t
-from bot.core.text import clip
-from bot.storage.retry import is_transient, outage
+from bot.common.errors import UserError
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.db.retry import is_transient, outage
 from cogs.common import interaction_locale
 
 log = logging.getLogger("quiztutor.discord")

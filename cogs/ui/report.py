@@ -13,8 +13,8 @@ from typing import Any
 
 import discord
 
-from bot.core.community import NOTE_MAX, REASONS
-from bot.core.i18n import t
+from bot.common.i18n import t
+from bot.community.rules import NOTE_MAX, REASONS
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.modals import PersistentModal, build_modal, text_field

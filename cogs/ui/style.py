@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import discord
 
-from bot.core.quizbank.schema import CHOICE_LETTERS
+from bot.quizbank.schema import CHOICE_LETTERS
 
 BRAND_COLOUR = discord.Colour(0x2F80ED)
 RIGHT_COLOUR = discord.Colour(0x27AE60)

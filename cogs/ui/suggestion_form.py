@@ -7,15 +7,10 @@ from typing import Any
 
 import discord
 
-from bot.core.community import (
-    CHOICES_TEXT_MAX,
-    LANGUAGE_MAX,
-    Suggestion,
-    SuggestionForm,
-)
-from bot.core.i18n import t
-from bot.core.quizbank.schema import EXPLANATION_MAX, PROMPT_MAX
-from bot.core.text import clip
+from bot.common.i18n import t
+from bot.common.text import clip
+from bot.community.rules import CHOICES_TEXT_MAX, LANGUAGE_MAX, Suggestion, SuggestionForm
+from bot.quizbank.schema import EXPLANATION_MAX, PROMPT_MAX
 from cogs.ui.modals import build_modal, text_field
 from cogs.ui.style import BRAND_COLOUR, EMBED_DESCRIPTION_MAX, EMBED_FIELD_MAX, LETTERS
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 
-from bot.core.quizbank import QuizBank
-from bot.storage import DailyAnswer, DailyPost, Database
-from bot.storage.daily.settle import grade_post, settle_post
+from bot.daily.models import DailyAnswer, DailyPost
+from bot.daily.settle_store import grade_post, settle_post
+from bot.db.database import Database
+from bot.quizbank import QuizBank
 
 OTHER_GUILD = 424_242
 U1, U2, U3, U4, U5, U6 = (700_000_000_000_000_000 + k for k in range(1, 7))

@@ -10,12 +10,14 @@ from typing import Any
 
 from sqlmodel import select
 
-from bot.core.daily.reactions import ANSWER_EMOJI
-from bot.core.daily.types import BUTTONS, shown_position
+from bot.daily.jobs import DailyJobs
+from bot.daily.models import DailyAnswer, DailyPost
+from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.daily.service import DailyService
+from bot.daily.types import BUTTONS, shown_position
+from bot.db.database import Database
 from bot.discord.client import QuizTutorBot
-from bot.services.daily import DailyJobs, DailyService
-from bot.storage import DailyAnswer, DailyPost, Database
-from bot.storage.quiz_files import SHIPPED_DIR, load_bank
+from bot.quizbank.files import SHIPPED_DIR, load_bank
 from testkit.standin import FakeMessage
 from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord

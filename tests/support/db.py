@@ -13,9 +13,10 @@ from datetime import UTC, date, datetime
 import pytest
 import sqlalchemy as sa
 
-from bot.core.quizbank import Quiz, QuizBank, parse_quiz
-from bot.storage import DailyPost, Database, MemberStats
-from bot.storage.quiz_files import load_bank
+from bot.daily.models import DailyPost, MemberStats
+from bot.db.database import Database
+from bot.quizbank import Quiz, QuizBank, parse_quiz
+from bot.quizbank.files import load_bank
 
 
 def make_quiz(

@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.core.daily.types import RevealSummary
-from bot.core.errors import PublishRefused, StopReason
-from bot.core.quizbank import Question, QuizBank
-from bot.services.daily import DailyJobs, DailyService
-from bot.storage import DailyPost, Database, GuildDailyConfig
+from bot.common.errors import PublishRefused, StopReason
+from bot.daily.jobs import DailyJobs
+from bot.daily.models import DailyPost, GuildDailyConfig
+from bot.daily.service import DailyService
+from bot.daily.types import RevealSummary
+from bot.db.database import Database
+from bot.quizbank import Question, QuizBank
 from testkit.times import Clock
 
 G1, G2 = 1, 2

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.core.quizbank import Quiz, parse_quiz
-from bot.services.demo_runner import DemoCrashed, DemoFailed
-from bot.services.generated import InstancePool
+from bot.demos.generated import InstancePool
+from bot.demos.runner import DemoCrashed, DemoFailed
+from bot.quizbank import Quiz, parse_quiz
 from experiments.generators import Instance, TemplateInfo, generate_batch
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss

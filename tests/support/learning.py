@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from bot.core.review import QUIZ, Grade, Source
-from bot.storage import Database
-from bot.storage.memory import rules_on
-from bot.storage.review_cards import record_grades
+from bot.db.database import Database
+from bot.learning.cards_store import record_grades
+from bot.learning.memory_store import rules_on
+from bot.learning.review_rules import QUIZ, Grade, Source
 from experiments.memory_fit import parse_time
 
 

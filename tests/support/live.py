@@ -14,9 +14,9 @@ from typing import Any
 
 from sqlalchemy import text
 
+from bot.db.database import Database
 from bot.discord.client import QuizTutorBot
-from bot.services.live import LiveDriver
-from bot.storage import Database
+from bot.live.driver import LiveDriver
 from testkit.standin.driver import InteractionResult
 from testkit.standin.models import FakeChannel, FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord

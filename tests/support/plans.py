@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from bot.storage import Database
+from bot.db.database import Database
 
 
 @contextlib.contextmanager

@@ -1,0 +1,196 @@
+"""Quizzes a server's admins upload (`/quizadmin add`): validated, stored, loaded at start.
+
+A GIFT, Aiken or CSV upload is imported (`bot.quizbank.formats`) and stored as the quiz
+file (YAML) it becomes, so loading it again is loading any quiz file.
+
+Ids are global across the bank (sessions and daily posts refer to question ids), so an
+upload may replace its own server's quiz but never a shipped one or another server's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from dataclasses import dataclass
+
+from bot.common.errors import UserError
+from bot.common.times import utcnow
+from bot.community import custom_quizzes_store as stored_quizzes
+from bot.db.database import Database
+from bot.quizbank import Problem, Quiz, QuizBank, QuizFileError, parse_quiz
+from bot.quizbank.formats import Format, detect_format, import_text, quiz_yaml
+from bot.quizbank.links import plain_links
+from bot.quizbank.parse import MAX_FILE_BYTES
+
+log = logging.getLogger("quiztutor.custom_quizzes")
+
+MAX_QUIZZES_PER_GUILD = 25
+# The ids of the community quizzes (approved suggestions, `bot.community.rules`): reserved.
+COMMUNITY_PREFIX = "community-"
+MAX_PROBLEMS_SHOWN = 15
+# The problems go into one Discord message (2000 characters) with the text around them.
+MAX_PROBLEMS_CHARS = 1500
+
+# One lock per bank: the id-conflict check, the database write and the bank update must
+# not interleave between two uploads (weak keys: tests build many banks).
+_locks: weakref.WeakKeyDictionary[QuizBank, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _lock(bank: QuizBank) -> asyncio.Lock:
+    lock = _locks.get(bank)
+    if lock is None:
+        lock = _locks[bank] = asyncio.Lock()
+    return lock
+
+
+def _quiz_of_question(bank: QuizBank, question_id: str) -> Quiz | None:
+    try:
+        return bank.quiz_of(question_id)
+    except KeyError:
+        return None
+
+
+def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
+    """Quiz and question ids of `quiz` already used by a shipped quiz or another server's,
+    and any id of the community quizzes (`community-...`, whoever holds it now).
+
+    The server's own quiz with the same id is being replaced, so its ids are not conflicts.
+    """
+    replacing = bank.owner_of(quiz.id) == guild_id
+    taken = [quiz.id] if quiz.id in bank.quizzes and not replacing else []
+    if quiz.id.startswith(COMMUNITY_PREFIX) and quiz.id not in taken:
+        taken.append(quiz.id)
+    for item_id in [q.id for q in quiz.questions] + [e.id for e in quiz.generated]:
+        holder = _quiz_of_question(bank, item_id)
+        if holder is not None and not (replacing and holder.id == quiz.id):
+            taken.append(item_id)
+        elif item_id.startswith(COMMUNITY_PREFIX):
+            taken.append(item_id)
+    return taken
+
+
+def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
+    # Masked links in an upload would hide where they lead: show the addresses.
+    quiz = plain_links(quiz)
+    bank.add(quiz, owner=guild_id)
+    return quiz
+
+
+async def load_custom_quizzes(db: Database, bank: QuizBank) -> list[str]:
+    """Add every stored server quiz to the bank; returns the ids that no longer load."""
+    skipped: list[str] = []
+    for row in await stored_quizzes.all_quizzes(db):
+        try:
+            quiz = parse_quiz(row.source, f"{row.quiz_id}.yaml")
+            # A shipped quiz added since the upload wins: never let an upload replace it.
+            taken = conflicts(bank, quiz, row.guild_id)
+            if taken:
+                raise ValueError(f"ids now used by another quiz: {', '.join(taken)}")
+            _add_to_bank(bank, quiz, row.guild_id)
+        except (QuizFileError, ValueError) as exc:
+            # A schema change may invalidate an old upload: skip it, keep serving the rest.
+            log.warning("skipping stored quiz %s of guild %s: %s", row.quiz_id, row.guild_id, exc)
+            skipped.append(row.quiz_id)
+    return skipped
+
+
+def _problems_text(exc: QuizFileError) -> str:
+    return problems_text(exc.problems)
+
+
+def problems_text(problems: list[Problem]) -> str:
+    """Problems for one Discord message: at most 15 lines, 1,500 characters."""
+    lines = [str(p) for p in problems[:MAX_PROBLEMS_SHOWN]]
+    more = len(problems) - len(lines)
+    if more > 0:
+        lines.append(f"(+{more})")
+    # The problems are shown in a code block: a ``` in the user's file must not close it.
+    text = "\n".join(lines).replace("```", "`\u200b``")
+    if len(text) > MAX_PROBLEMS_CHARS:
+        text = text[:MAX_PROBLEMS_CHARS].rsplit("\n", 1)[0] + "\n…"
+    return text
+
+
+@dataclass(frozen=True)
+class AddedQuiz:
+    quiz: Quiz
+    replaced: bool
+    format: Format
+    skipped: list[Problem]  # questions of a type quizzes do not have (imports)
+
+
+def _read_upload(text: str, filename: str, locale: str) -> tuple[Quiz, str, Format, list[Problem]]:
+    """A quiz file (YAML) as it is, or an import (GIFT, Aiken, CSV) as the YAML it becomes."""
+    fmt = detect_format(filename, text)
+    if fmt == "yaml":
+        return parse_quiz(text, filename), text, fmt, []
+    result = import_text(text, fmt, file=filename, locale=locale)
+    return result.quiz, quiz_yaml(result.quiz), fmt, result.skipped
+
+
+async def add_custom_quiz(
+    db: Database,
+    bank: QuizBank,
+    guild_id: int,
+    user_id: int,
+    filename: str,
+    data: bytes,
+    *,
+    locale: str = "en",
+) -> tuple[Quiz, bool]:
+    """`upload_quiz`, for callers that need the quiz and whether it replaced one."""
+    added = await upload_quiz(db, bank, guild_id, user_id, filename, data, locale=locale)
+    return added.quiz, added.replaced
+
+
+async def upload_quiz(
+    db: Database,
+    bank: QuizBank,
+    guild_id: int,
+    user_id: int,
+    filename: str,
+    data: bytes,
+    *,
+    locale: str = "en",
+) -> AddedQuiz:
+    """Validate and store one uploaded file: a quiz file (YAML), or a GIFT, Aiken or CSV file
+    in `locale` (by its extension, else its content), stored as the YAML it becomes.
+
+    Nothing is stored unless the whole file is valid and its ids are free.
+    """
+    if len(data) > MAX_FILE_BYTES:
+        raise UserError("admin.file_too_large", limit_kib=MAX_FILE_BYTES // 1024)
+    try:
+        # utf-8-sig: editors on Windows often save a byte order mark.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError("admin.not_utf8") from None
+    try:
+        # Parsing up to 256 KiB of YAML in pure Python takes a while: keep the loop free.
+        quiz, source, fmt, skipped = await asyncio.to_thread(_read_upload, text, filename, locale)
+    except QuizFileError as exc:
+        raise UserError("admin.invalid_quiz", problems=_problems_text(exc)) from None
+    async with _lock(bank):
+        taken = conflicts(bank, quiz, guild_id)
+        if taken:
+            raise UserError("admin.id_taken", ids=", ".join(taken))
+        replaced = await stored_quizzes.save(
+            db, guild_id, quiz.id, source, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
+        )
+        quiz = _add_to_bank(bank, quiz, guild_id)
+    return AddedQuiz(quiz, replaced, fmt, skipped)
+
+
+async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:
+    """The ids this server stored, including any that failed to load (so they can be removed)."""
+    return await stored_quizzes.ids_of(db, guild_id)
+
+
+async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_id: str) -> None:
+    async with _lock(bank):
+        await stored_quizzes.delete(db, guild_id, quiz_id)
+        # Only this server's copy: a stored upload that was skipped at start may share
+        # its id with a shipped quiz, which must stay.
+        if bank.owner_of(quiz_id) == guild_id:
+            bank.remove(quiz_id)

@@ -1,0 +1,75 @@
+"""Quizzes a server's admins uploaded (`custom_quiz`): the YAML text as uploaded."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import col, select
+
+from bot.common.errors import UserError
+from bot.daily.models import GuildDailyConfig
+from bot.db.database import Database
+from bot.quiz.models import CustomQuiz
+
+
+async def all_quizzes(db: Database) -> list[CustomQuiz]:
+    async with db.session() as session:
+        return list((await session.exec(select(CustomQuiz))).all())
+
+
+async def ids_of(db: Database, guild_id: int) -> list[str]:
+    """The ids this server stored, including any that failed to load (so they can be removed)."""
+    async with db.session() as session:
+        rows = await session.exec(
+            select(CustomQuiz.quiz_id)
+            .where(col(CustomQuiz.guild_id) == guild_id)
+            .order_by(col(CustomQuiz.quiz_id))
+        )
+        return list(rows.all())
+
+
+async def save(
+    db: Database,
+    guild_id: int,
+    quiz_id: str,
+    source: str,
+    user_id: int,
+    now: datetime,
+    max_per_guild: int,
+) -> bool:
+    """Store (or replace) a server's quiz; True when it replaced one. A UserError when the
+    server has `max_per_guild` quizzes already and this is a new one."""
+    async with db.session() as session:
+        stored = (
+            await session.exec(
+                select(CustomQuiz.quiz_id).where(col(CustomQuiz.guild_id) == guild_id)
+            )
+        ).all()
+        existing = await session.get(CustomQuiz, (guild_id, quiz_id))
+        if existing is None and len(stored) >= max_per_guild:
+            raise UserError("admin.too_many", limit=max_per_guild)
+        if existing is None:
+            session.add(
+                CustomQuiz(guild_id=guild_id, quiz_id=quiz_id, source=source, added_by=user_id)
+            )
+        else:
+            existing.source = source
+            existing.added_by = user_id
+            existing.added_at = now
+            session.add(existing)
+        await session.commit()
+    return existing is not None
+
+
+async def delete(db: Database, guild_id: int, quiz_id: str) -> None:
+    """Remove a server's quiz; refused while it is that server's daily topic."""
+    async with db.session() as session:
+        row = await session.get(CustomQuiz, (guild_id, quiz_id))
+        if row is None:
+            raise UserError("admin.no_such_quiz", quiz_id=quiz_id)
+        config = await session.get(GuildDailyConfig, guild_id)
+        if config is not None and config.enabled and config.topic == quiz_id:
+            # Removing it would silently stop tomorrow's daily question.
+            raise UserError("admin.quiz_is_daily_topic", quiz_id=quiz_id)
+        await session.delete(row)
+        await session.commit()

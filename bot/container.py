@@ -1,0 +1,225 @@
+"""The bot's services, built once per process (`start_services`) and closed once.
+
+The Discord client holds one `Services`; the cogs reach it through the client. Nothing
+here knows discord.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.common.cooldowns import Cooldown
+from bot.common.scheduling import DrainingScheduler
+from bot.common.settings import Settings
+from bot.common.times import utcnow
+from bot.community.custom_quizzes import load_custom_quizzes
+from bot.community.reports import Notices, Reports
+from bot.community.suggestions import Suggestions
+from bot.daily.service import DailyService
+from bot.db.database import Database, EngineOptions
+from bot.db.health import opening_errors
+from bot.demos.charts import ChartRenderer
+from bot.demos.generated import InstancePool
+from bot.demos.runner import DemoRunner
+from bot.discord.identify import IdentifyGate
+from bot.learning.memory import CHECK_EVERY, MemoryModels
+from bot.learning.reminder_rules import RUN_EVERY as REMINDERS_EVERY
+from bot.learning.reminders import REMINDERS_SEND_S, Reminders
+from bot.live.rounds import LiveRounds
+from bot.quiz.sessions import QuizSessions
+from bot.quizbank import QuizBank
+from bot.quizbank.files import SHIPPED_DIR, load_bank
+from bot.stats.progress import ProgressReports
+from bot.stats.streaks import Streaks
+
+log = logging.getLogger("quiztutor")
+
+
+@dataclass
+class Services:
+    """The services the cogs call."""
+
+    db: Database
+    bank: QuizBank
+    daily: DailyService
+    streaks: Streaks
+    sessions: QuizSessions
+    progress: ProgressReports
+    live: LiveRounds
+    demos: DemoRunner | None
+    generated: InstancePool
+    scheduler: DrainingScheduler
+    # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
+    quiz_cooldown: Cooldown
+    demo_cooldown: Cooldown
+    suggestions: Suggestions
+    reports: Reports
+    notices: Notices
+    memory: MemoryModels  # Learning II: each server's memory model, its weekly fit
+    reminders: Reminders  # Learning II: members' review reminders by DM
+    fits: bool = False  # whether this process runs the weekly fits (DEMO_WORKER=true)
+    charts: ChartRenderer = field(default_factory=ChartRenderer)
+    demo_warmup: asyncio.Task[None] | None = None
+    # Where the daily driver and the outbox decide (tests shift it: testkit.processes).
+    clock: Callable[[], datetime] = utcnow
+    identify: IdentifyGate | None = None  # IDENTIFY turns shared with the other shards
+    closed: bool = False
+
+    def demo_state(self, configured_device: str) -> str:
+        """The demo worker's state for the `ready:` log line."""
+        if self.demos is None:
+            return "demos off (DEMO_WORKER=false)"
+        warmup = self.demo_warmup
+        if warmup is None or not warmup.done():
+            return f"demo device {configured_device}, worker starting"
+        if warmup.cancelled() or warmup.exception() is not None:
+            return (
+                f"demo device {configured_device}, worker failed to start (retried on first /demo)"
+            )
+        info = self.demos.worker_info
+        return (
+            f"demo device {info.get('device', configured_device)}, worker ready "
+            f"(torch {info.get('torch', '?')})"
+        )
+
+    def start_housekeeping(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> None:
+        async def expire_quiz_sessions() -> None:
+            # Idle sessions hold no memory (state is in the database), but their rows and
+            # buttons should stop working after a while.
+            expired = await self.sessions.cleanup_expired(utcnow())
+            if expired:
+                log.info("expired %d idle quiz sessions", expired)
+
+        self.scheduler.add_job(
+            expire_quiz_sessions,
+            "interval",
+            minutes=15,
+            id="housekeeping:sessions",
+            replace_existing=True,
+        )
+        # Review reminders: checked every minute (owed through the outbox, spread over a
+        # minute), and what is owed sent every few seconds.
+        self.scheduler.add_job(
+            self.reminders.run,
+            "interval",
+            seconds=REMINDERS_EVERY.total_seconds(),
+            args=[owns_guild],
+            id="reminders:check",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        self.scheduler.add_job(
+            self.reminders.pump,
+            "interval",
+            seconds=REMINDERS_SEND_S,
+            args=[owns_guild],
+            id="reminders:send",
+            replace_existing=True,
+            coalesce=True,
+            max_instances=1,
+        )
+        if self.fits:
+            # Weekly memory-model fits, each in a child process (torch), one at a time.
+            self.scheduler.add_job(
+                self.memory.run_job,
+                "interval",
+                seconds=CHECK_EVERY.total_seconds(),
+                args=[owns_guild],
+                id="memory:fits",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+            )
+        self.scheduler.start()
+
+    async def close(self) -> None:
+        """Once: let running jobs finish, write what is queued, stop the children."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.scheduler.stop()
+        if self.demo_warmup is not None and not self.demo_warmup.done():
+            self.demo_warmup.cancel()
+        await self.live.close()  # releases the rounds it drives, writes every queued answer
+        await self.daily.close()  # writes every answer still queued
+        if self.demos is not None:
+            await self.demos.close()  # first: a refill in flight ends with DemoRunnerClosed
+        await self.generated.close()
+        await self.charts.close()
+        await self.db.close()
+
+
+def _warn_if_warmup_failed(task: asyncio.Task[None]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:
+        log.warning("demos unavailable for now (%s); /demo tries again on first use", exc)
+
+
+async def start_services(settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Services:
+    """Open the database (migrating it), load the quizzes, start the answer writer and,
+    alongside the gateway login, the demo worker."""
+    async with opening_errors(settings.database_url):
+        db = await Database.open(
+            settings.database_url, options=EngineOptions.from_settings(settings)
+        )
+    bank = load_bank([SHIPPED_DIR, *settings.quiz_dirs])
+    await load_custom_quizzes(db, bank)
+    suggestions = Suggestions(db, bank)
+    await suggestions.load()
+    reports = Reports(db, bank)
+    await reports.load()
+    daily = DailyService(db, bank, clock=clock)
+    await daily.start()
+    demos: DemoRunner | None = None
+    warmup: asyncio.Task[None] | None = None
+    if settings.demo_worker:
+        demos = DemoRunner(
+            timeout=settings.demo_timeout_s,
+            max_queue=settings.demo_queue_size,
+            device=settings.demo_device,
+        )
+        # The worker imports torch (seconds): warm it up alongside the gateway login.
+        warmup = asyncio.create_task(demos.start(), name="demo-warmup")
+        warmup.add_done_callback(_warn_if_warmup_failed)
+    # Generated questions: a few instances per template made ahead in the worker.
+    pool = InstancePool(
+        demos.generate_batch if demos is not None else None,
+        bank.templates,
+        size=settings.generated_pool_size,
+    )
+    pool.start()
+    daily.posts.pool = pool  # a day may ask a template's instance
+    streaks = Streaks(db)
+    sessions = QuizSessions(db, bank, pool=pool)
+    live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server, pool=pool)
+    await live.start()
+    return Services(
+        db=db,
+        bank=bank,
+        daily=daily,
+        streaks=streaks,
+        sessions=sessions,
+        progress=ProgressReports(db, bank, streaks, sessions.reviews),
+        live=live,
+        demos=demos,
+        generated=pool,
+        scheduler=DrainingScheduler(),
+        quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
+        demo_cooldown=Cooldown(settings.demo_cooldown_s),
+        demo_warmup=warmup,
+        suggestions=suggestions,
+        reports=reports,
+        notices=Notices(db),
+        memory=MemoryModels(db),
+        reminders=Reminders(db, sessions.reviews),
+        fits=settings.demo_worker,
+        clock=clock,
+        identify=IdentifyGate(db, settings.identify_spacing_s),
+    )

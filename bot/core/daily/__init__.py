@@ -1,1 +1,0 @@
-"""The daily question's rules and types (Discord-free, database-free)."""

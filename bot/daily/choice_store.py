@@ -1,0 +1,113 @@
+"""What the daily question's choice reads: a server's posting history, its active members,
+their recall of the candidates (the class recall's sums: `bot.learning.recall_store`)
+and, for questions none of them has a card of, their daily accuracy
+(`bot.daily.choice_rules`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any
+
+from fsrs import Scheduler
+from sqlalchemy import Integer, case, func
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.daily.choice_rules import ANSWERS, Signal, mean_recalls, recent_questions, window_days
+from bot.daily.models import DailyAnswer, DailyPost
+from bot.db.database import Database
+from bot.learning import recall_store
+from bot.learning.card_models import ReviewCard
+from bot.learning.recall_rules import follows_sums
+from bot.learning.review_rules import SCHEDULER
+
+log = logging.getLogger(__name__)
+
+
+async def history_of(session: AsyncSession, guild_id: int, day: date) -> list[tuple[date, str]]:
+    rows = await session.exec(
+        select(col(DailyPost.day), col(DailyPost.question_id))
+        .where(DailyPost.guild_id == guild_id, DailyPost.day < day)
+        .order_by(col(DailyPost.day))
+    )
+    return [(d, q) for d, q in rows.all()]
+
+
+async def signals_of(
+    session: AsyncSession,
+    guild_id: int,
+    questions: Sequence[str],
+    now: datetime,
+    scheduler: Scheduler = SCHEDULER,
+) -> tuple[int, dict[str, Signal]]:
+    """(active members, their signal per question) for the questions given: the class
+    recall's sums where they have cards (`recall_store.signals`, a row per question),
+    else their accuracy in the server's daily answers."""
+    conn = await session.connection()
+    members, signals, active = await recall_store.signals(conn, guild_id, questions, now)
+    if not members or not questions:
+        return members, signals
+    if not follows_sums(scheduler):
+        # The server's own memory model has another forgetting curve than the one the
+        # running sums follow: its cards are read and their recall worked out (bounded by
+        # the active members' cards of the candidates; off the loop, ~1.6 µs a card).
+        cards = await session.exec(
+            select(ReviewCard.question_id, ReviewCard.card).where(
+                col(ReviewCard.user_id).in_(active), col(ReviewCard.question_id).in_(questions)
+            )
+        )
+        signals = await asyncio.to_thread(mean_recalls, cards.all(), now, scheduler)
+    rest = [q for q in questions if q not in signals]
+    if rest:
+        signals.update(await _accuracy(session, guild_id, rest, active))
+    return members, signals
+
+
+async def _accuracy(
+    session: AsyncSession, guild_id: int, questions: Sequence[str], active: Any
+) -> dict[str, Signal]:
+    """The active members' accuracy per question in this server's daily answers (only
+    questions none of them has a card of: new to them, so few posts to read)."""
+    rows = await session.exec(
+        select(
+            DailyPost.question_id,
+            func.count(),
+            func.sum(case((col(DailyAnswer.correct), 1), else_=0), type_=Integer),
+        )
+        .join(DailyPost, col(DailyPost.id) == col(DailyAnswer.post_id))
+        .where(
+            DailyPost.guild_id == guild_id,
+            col(DailyPost.question_id).in_(questions),
+            col(DailyAnswer.user_id).in_(active),
+        )
+        .group_by(col(DailyPost.question_id))
+    )
+    return {q: Signal(right / total, ANSWERS, total) for q, total, right in rows.all() if total}
+
+
+async def choice_inputs(
+    db: Database,
+    guild_id: int,
+    day: date,
+    questions: Sequence[str],
+    repeat_after: int,
+    now: datetime,
+    scheduler: Scheduler = SCHEDULER,
+) -> tuple[list[tuple[date, str]], int, dict[str, Signal]]:
+    """What `bot.daily.choice_rules.choose` needs: the server's history before `day`, its
+    active members and their signal on each question not posted within the window."""
+    try:
+        await recall_store.fold(db, guild_id, now)
+    except Exception:  # a busy database: choose from the sums as they are
+        log.exception(
+            "folding the class before the daily choice failed", extra={"guild_id": guild_id}
+        )
+    async with db.session() as session:
+        history = await history_of(session, guild_id, day)
+        recent = recent_questions(history, day, window_days(repeat_after, len(questions)))
+        candidates = [q for q in questions if q not in recent]
+        members, signals = await signals_of(session, guild_id, candidates, now, scheduler)
+    return history, members, signals

@@ -1,0 +1,190 @@
+"""The post lifecycle: the day's question and why, the claim that decides who posts
+(UNIQUE(guild_id, day), also across processes), the message id, and the posts the
+scheduler driver asks about.
+
+The day's question (`plan`) is chosen among the server's written questions and, while
+the instance pool has one ready, its quizzes' templates: a template is one candidate
+under its key (gen:NAME), with the same repeat window and the same class-recall signal
+(its review cards are per template). A chosen template's instance is taken from the
+pool and stored with the post; none ready after all: the choice is made again among
+the written questions. Every post's choices are shuffled once, the order stored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from bot.daily import choice_store, posts_store
+from bot.daily.choice_rules import REPEAT_AFTER_DEFAULT, Choice, choose
+from bot.daily.models import DailyPost
+from bot.daily.open_posts import OpenPosts
+from bot.daily.questions import post_question
+from bot.daily.types import REACTIONS
+from bot.db.database import Database
+from bot.demos.generated import InstancePool
+from bot.learning.memory_store import rules_for
+from bot.quizbank import Question, QuizBank, choice_order
+from bot.quizbank.generated import GeneratedQuestion, generated_question, template_key, template_of
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a day's post will ask: the choice and why, the question, its shown order."""
+
+    choice: Choice
+    question: Question
+    order: list[int]  # shown position -> index of the choice as written
+
+    @property
+    def instance(self) -> dict[str, Any] | None:
+        """The generated instance to store with the post (None: a written question)."""
+        return self.question.stored() if isinstance(self.question, GeneratedQuestion) else None
+
+
+class DailyPosts:
+    def __init__(
+        self,
+        db: Database,
+        bank: QuizBank,
+        clock: Callable[[], datetime],
+        open_posts: OpenPosts,
+        pool: InstancePool | None = None,
+    ) -> None:
+        self.db = db
+        self.bank = bank
+        self.clock = clock
+        self.open_posts = open_posts
+        self.pool = pool  # ready generated instances; None: written questions only
+        self.rng = random.Random()  # the shuffle of each post's choices (tests seed it)
+        self.before_choice: Callable[[int], Awaitable[None]] | None = None
+
+    async def plan(
+        self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT
+    ) -> Plan:
+        """The day's question (written, or a template's instance) and its shown order."""
+        entries = {
+            template_key(e.template): e
+            for e in self.bank.visible_generated(guild_id, topic)
+            if self.pool is not None and self.pool.ready(e.template)
+        }
+        choice = await self.choose(guild_id, day, topic, repeat_after, list(entries))
+        question: Question | None = None
+        name = template_of(choice.question_id)
+        if name is not None:
+            instance = self.pool.take(name) if self.pool is not None else None
+            if instance is not None:
+                question = generated_question(instance, entries[choice.question_id])
+            else:  # taken meanwhile: a written question after all
+                choice = await self.choose(guild_id, day, topic, repeat_after)
+        if question is None:
+            question = self.bank.question(choice.question_id)
+        return Plan(choice, question, choice_order(question.n_choices, self.rng))
+
+    async def pick_question(
+        self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT
+    ) -> str:
+        """The day's question id (see `choose`)."""
+        return (await self.choose(guild_id, day, topic, repeat_after)).question_id
+
+    async def choose(
+        self,
+        guild_id: int,
+        day: date,
+        topic: str | None,
+        repeat_after: int = REPEAT_AFTER_DEFAULT,
+        templates: Sequence[str] = (),
+    ) -> Choice:
+        """The day's question and why: not posted within K days, the one the server's
+        active members are weakest at, ties by the seeded rotation (`bot.daily.choice_rules`).
+        `templates`: the keys (gen:NAME) of templates that may be asked too."""
+        if self.before_choice is not None:
+            await self.before_choice(guild_id)
+        # All quizzes this server may see: shipped ones and its own, never another's.
+        questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
+        questions += sorted(set(templates))
+        # Learning II: recall by the server's memory model, against its target retention.
+        rules = await rules_for(self.db, guild_id)
+        history, members, signals = await choice_store.choice_inputs(
+            self.db, guild_id, day, questions, repeat_after, self.clock(), rules.scheduler
+        )
+        return choose(
+            guild_id, day, questions, history, signals, repeat_after, members, rules.retention
+        )
+
+    async def claim(
+        self,
+        guild_id: int,
+        day: date,
+        question_id: str,
+        channel_id: int,
+        reveal_at: datetime,
+        choice: dict[str, Any] | None = None,
+        *,
+        answer_mode: str = REACTIONS,
+        choice_order: list[int] | None = None,
+        instance: dict[str, Any] | None = None,
+    ) -> DailyPost | None:
+        """Reserve (guild, day); None when that day's post exists already (maybe in another
+        process). `choice_order` None: file order; `instance`: a generated question's."""
+        return await posts_store.claim(
+            self.db,
+            guild_id,
+            day,
+            question_id,
+            channel_id,
+            reveal_at,
+            self.clock(),
+            choice,
+            answer_mode=answer_mode,
+            choice_order=choice_order,
+            instance=instance,
+        )
+
+    def question_of(self, post: DailyPost) -> Question | None:
+        """The question a post asks: its stored instance, or the bank's written question
+        (None when that has left the bank)."""
+        return post_question(self.bank, post.question_id, post.instance)
+
+    async def release_claim(self, post_id: int) -> None:
+        """Give a claim back when posting failed before any message existed (retry later)."""
+        await posts_store.release_claim(self.db, post_id)
+
+    async def set_message(
+        self, post_id: int, message_id: int, posted_at: datetime | None = None
+    ) -> DailyPost:
+        post = await posts_store.set_message(
+            self.db, post_id, message_id, posted_at or self.clock()
+        )
+        if not post.settled:
+            self.open_posts.add(post)
+        return post
+
+    async def get(self, post_id: int) -> DailyPost | None:
+        return await posts_store.get(self.db, post_id)
+
+    async def open(self) -> list[DailyPost]:
+        """Posted and not yet settled."""
+        return await posts_store.open_posts(self.db)
+
+    async def due_reveals(self, now: datetime) -> list[DailyPost]:
+        """Unsettled posts whose reveal time has come (claimed-but-unposted ones too)."""
+        return await posts_store.due_reveals(self.db, now)
+
+    async def for_day(self, guild_id: int, day: date) -> DailyPost | None:
+        return await posts_store.for_day(self.db, guild_id, day)
+
+    async def unsettled(self, guild_id: int) -> list[DailyPost]:
+        """The guild's posts not yet settled, oldest first (`/daily reveal`)."""
+        return await posts_store.unsettled(self.db, guild_id)
+
+    async def unsettled_before(self, guild_id: int, today: date, now: datetime) -> list[DailyPost]:
+        """Earlier days' open posts and any whose reveal time has come (before a new post)."""
+        return await posts_store.unsettled_before(self.db, guild_id, today, now)
+
+    async def last_post_days(self) -> dict[int, date]:
+        """Each guild's latest post day, in one query (10,000 guilds at start-up)."""
+        return await posts_store.last_post_days(self.db)

@@ -1,0 +1,62 @@
+"""The SQL side of `bot.learning.recall_rules`: a review card's stability, its last review in
+days and its terms of the class recall's sums, computed in the database (SQLite, with
+its math functions, or PostgreSQL), so that a class of thousands of cards comes back as
+one row per question."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Float, bindparam, cast, func, literal, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import SQLModel
+
+from bot.learning.card_models import ReviewCard
+from bot.learning.recall_rules import EPOCH, MIN_EXPONENT, SUMS
+
+_CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
+
+
+def greatest(conn: AsyncConnection, a: Any, b: Any) -> ColumnElement[float]:
+    if conn.dialect.name == "postgresql":
+        return func.greatest(a, b)
+    return func.max(a, b)  # SQLite's max() of two arguments is the scalar one
+
+
+def review_days(conn: AsyncConnection) -> ColumnElement[Any]:
+    """A card's last review in days since EPOCH, in SQL."""
+    column = _CARD.c.last_review
+    if conn.dialect.name == "postgresql":  # a naive UTC timestamp's epoch is its UTC one
+        since_1970 = (EPOCH - datetime(1970, 1, 1, tzinfo=EPOCH.tzinfo)).days
+        return cast(func.extract("epoch", column), Float) / 86_400.0 - since_1970
+    return func.julianday(column) - func.julianday(EPOCH.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def card_stability() -> ColumnElement[float]:
+    return _CARD.c.card["stability"].as_float()
+
+
+_TERMS: dict[str, Any] = {}
+
+
+def terms_select(conn: AsyncConnection) -> Any:
+    """SUM of each term of the cards of the members `:users`, at the time `:at`
+    (`bot.learning.recall_rules.terms`), per question; built once per dialect."""
+    name = conn.dialect.name
+    if name not in _TERMS:
+        at = bindparam("at", type_=Float)
+        stability = card_stability()
+        u = at - review_days(conn) + stability / SUMS.factor
+        c = func.power(literal(SUMS.factor) / stability, SUMS.decay)
+        sums = [
+            func.sum(c * func.exp(greatest(conn, literal(MIN_EXPONENT), u * -rate)))
+            for rate in SUMS.rates
+        ]
+        _TERMS[name] = (
+            select(_CARD.c.question_id, func.count(), *sums)
+            .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
+            .group_by(_CARD.c.question_id)
+        )
+    return _TERMS[name]
