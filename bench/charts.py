@@ -1,6 +1,6 @@
 """The charts of `/daily stats` and `/me`: what matplotlib costs in the bot process.
 
-- import: `bot.demos.charts` plus matplotlib's Figure and Agg canvas, in a fresh interpreter
+- import: `bot.stats.charts` plus matplotlib's Figure and Agg canvas, in a fresh interpreter
   (what the bot pays once, on its first chart; matplotlib is not imported at start-up);
 - first chart: the first `class_chart` in that interpreter (font cache, first figure);
 - warm chart: a `class_chart` of 12 questions and 8 weeks once warm, through the chart
@@ -21,20 +21,20 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bench.common import Row, summary
-from bot.demos.charts import ChartRenderer, class_chart
-from bot.stats.analytics_rules import ClassAnalytics, QuestionStat, WeekParticipation
+from bot.daily.analytics_rules import ClassAnalytics, QuestionStat, WeekParticipation
+from bot.stats.charts import ChartRenderer, class_chart
 
 ROOT = Path(__file__).resolve().parents[1]
 COLD = """
 import json, time
 from datetime import date
 t0 = time.perf_counter()
-import bot.demos.charts
+import bot.stats.charts
 from matplotlib.figure import Figure
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 t1 = time.perf_counter()
 from bench.charts import sample
-bot.demos.charts.class_chart(sample(), "en")
+bot.stats.charts.class_chart(sample(), "en")
 t2 = time.perf_counter()
 print(json.dumps({"import_s": t1 - t0, "first_s": t2 - t1}))
 """

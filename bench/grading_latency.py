@@ -45,9 +45,9 @@ from bench.common import (
     summary,
     workdir,
 )
+from bot.daily.answer_writer import CHECKPOINT_EVERY_S
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import DailyAnswerOutcome, OpenPost
-from bot.db.writer import CHECKPOINT_EVERY_S
 from bot.discord.client import QuizTutorBot
 
 NAME = "grading_latency"

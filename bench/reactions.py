@@ -44,9 +44,9 @@ from bench.common import (
     workdir,
 )
 from bot.common.times import utcnow
-from bot.daily.models import DailyAnswer
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import AnswerStatus, DailyAnswerOutcome, OpenPost
+from bot.db.tables.daily import DailyAnswer
 from bot.discord.client import QuizTutorBot
 
 NAME = "reactions"

@@ -30,12 +30,12 @@ from bench.commit_probe import CommitProbe
 from bench.common import BACKEND, Row, ms, summary, workdir
 from bench.scale_build import CHANNEL, GUILD, Built, Size, cached, post_time
 from bot.daily.service import DailyService
+from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.quiz.sessions import QuizSessions
 from bot.quizbank import QuizBank
 from bot.quizbank.files import SHIPPED_DIR, load_bank
 from bot.stats.progress import ProgressReports
-from bot.stats.streaks import Streaks
 from testkit.times import Clock
 
 NAME = "scale"

@@ -13,19 +13,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.common.cooldowns import Cooldown
-from bot.common.scheduling import DrainingScheduler
 from bot.common.settings import Settings
 from bot.common.times import utcnow
 from bot.community.custom_quizzes import load_custom_quizzes
 from bot.community.reports import Notices, Reports
 from bot.community.suggestions import Suggestions
 from bot.daily.service import DailyService
+from bot.daily.streaks import Streaks
 from bot.db.database import Database, EngineOptions
 from bot.db.health import opening_errors
-from bot.demos.charts import ChartRenderer
 from bot.demos.generated import InstancePool
 from bot.demos.runner import DemoRunner
-from bot.discord.identify import IdentifyGate
 from bot.learning.memory import CHECK_EVERY, MemoryModels
 from bot.learning.reminder_rules import RUN_EVERY as REMINDERS_EVERY
 from bot.learning.reminders import REMINDERS_SEND_S, Reminders
@@ -33,8 +31,10 @@ from bot.live.rounds import LiveRounds
 from bot.quiz.sessions import QuizSessions
 from bot.quizbank import QuizBank
 from bot.quizbank.files import SHIPPED_DIR, load_bank
+from bot.scheduler import DrainingScheduler
+from bot.shards.service import IdentifyGate
+from bot.stats.charts import ChartRenderer
 from bot.stats.progress import ProgressReports
-from bot.stats.streaks import Streaks
 
 log = logging.getLogger("quiztutor")
 

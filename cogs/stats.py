@@ -20,8 +20,8 @@ from discord.ext import commands
 
 from bot.common.errors import UserError
 from bot.common.i18n import SUPPORTED_LOCALES, t
-from bot.demos.charts import accuracy_png, progress_bars
-from bot.stats.streak_rules import LEADERBOARD_ORDERS
+from bot.daily.streak_rules import LEADERBOARD_ORDERS
+from bot.stats.charts import accuracy_png, progress_bars
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.embeds import empty_text, leaderboard_embed, progress_embed, streak_embed

@@ -7,12 +7,12 @@ import sys
 import threading
 from datetime import UTC, date, datetime, timedelta
 
-from bot.daily.models import DailyAnswer, DailyPost
+from bot.daily.analytics_rules import week_starts
+from bot.daily.analytics_store import class_analytics
 from bot.db.database import Database
-from bot.demos.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
+from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.quizbank import QuizBank
-from bot.stats.analytics_rules import week_starts
-from bot.stats.analytics_store import class_analytics
+from bot.stats.charts import PNG_MAGIC, Bar, ChartRenderer, class_png
 from tests.support.analytics import seed_class, settle_seeded, wrong_choices
 
 TODAY = date(2026, 5, 20)  # a Wednesday
@@ -126,7 +126,7 @@ def test_the_bot_process_imports_neither_matplotlib_nor_torch_to_draw() -> None:
     # and a killed worker is replaced on the next chart.
     script = """
 import asyncio, os, signal, sys
-from bot.demos.charts import ChartRenderer, Bar, accuracy_png
+from bot.stats.charts import ChartRenderer, Bar, accuracy_png
 from concurrent.futures.process import BrokenProcessPool
 
 async def main():

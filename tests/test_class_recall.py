@@ -11,14 +11,22 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import col, select
 
-from bot.daily.choice_rules import ACTIVE_DAYS, CARDS
-from bot.daily.models import DailyAnswer, DailyPost
 from bot.daily.service import DailyService
 from bot.db.database import Database
-from bot.learning.card_models import ReviewCard
+from bot.db.tables.daily import DailyAnswer, DailyPost
+from bot.db.tables.learning import MemoryModel
+from bot.db.tables.review import ReviewCard
 from bot.learning.memory_store import reschedule
-from bot.learning.models import MemoryModel
-from bot.learning.recall_rules import SUMS, X_MAX, X_MIN, RecallSums, add_terms, days
+from bot.learning.recall_rules import (
+    ACTIVE_DAYS,
+    CARDS,
+    SUMS,
+    X_MAX,
+    X_MIN,
+    RecallSums,
+    add_terms,
+    days,
+)
 from bot.learning.recall_store import fold, signals
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, SCHEDULER, Source

@@ -13,7 +13,6 @@ from sqlmodel import select
 from bot.common.errors import UserError
 from bot.common.text import neutralise_mentions
 from bot.community import notices_store, reports_store, suggestions_store
-from bot.community.models import CommunityAction, MemberNotice, ReportSummary, Suggestion
 from bot.community.rules import (
     SuggestionForm,
     check_note,
@@ -23,6 +22,7 @@ from bot.community.rules import (
     question_data,
 )
 from bot.db.database import Database
+from bot.db.tables.community import CommunityAction, MemberNotice, ReportSummary, Suggestion
 from bot.quizbank import QuizBank
 from bot.quizbank.bank import question_fingerprint
 from tests.support.db import NOW

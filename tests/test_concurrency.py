@@ -15,9 +15,9 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlmodel import select
 
-from bot.daily.models import DailyPost, MemberStats
 from bot.daily.service import DailyService
 from bot.db.database import Database, alembic_config
+from bot.db.tables.daily import DailyPost, MemberStats
 from bot.quizbank import QuizBank
 from testkit.databases import db_rows
 from testkit.processes import BotProcess, bot_env

@@ -16,7 +16,7 @@ from bot.community.custom_quizzes import (
     remove_custom_quiz,
 )
 from bot.db.database import Database
-from bot.quiz.models import CustomQuiz
+from bot.db.tables.quiz import CustomQuiz
 from bot.quizbank import QuizBank
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

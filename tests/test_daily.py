@@ -9,12 +9,12 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.common.errors import StopReason, UserError
-from bot.daily.models import DailyPost
 from bot.daily.service import DailyService
+from bot.daily.streaks import Streaks
 from bot.daily.types import AnswerStatus, OpenPost
 from bot.db.database import Database
+from bot.db.tables.daily import DailyPost
 from bot.quizbank import QuizBank
-from bot.stats.streaks import Streaks
 
 NOW = datetime(2026, 5, 1, 1, 0, tzinfo=UTC)  # 08:00 in Jakarta
 DAY = date(2026, 5, 1)

@@ -9,20 +9,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.common.schedule import choose_question
-from bot.daily.choice_rules import (
-    ANSWERS,
-    CARDS,
-    KNOWN,
-    NEW,
-    ROTATION,
-    WEAK,
-    Choice,
-    Reason,
-    Signal,
-    choose,
-    window_days,
-)
+from bot.daily.choice_rules import KNOWN, NEW, ROTATION, WEAK, Choice, Reason, choose, window_days
 from bot.daily.service import DailyService
+from bot.learning.recall_rules import ANSWERS, CARDS, Signal
 from bot.quizbank import QuizBank
 from testkit.times import Clock
 from tests.support.db import make_quiz

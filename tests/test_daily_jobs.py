@@ -19,10 +19,10 @@ from bot.common.errors import StopReason
 from bot.common.schedule import next_post_at
 from bot.daily.configs import schedule_for
 from bot.daily.jobs import DailyJobs, guild_job_id, reveal_job_id
-from bot.daily.models import DailyAnswer, DailyPost, GuildDailyConfig
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
 from bot.daily.types import AnswerStatus, shown_position
+from bot.db.tables.daily import DailyAnswer, DailyPost, GuildDailyConfig
 from bot.quizbank import QuizBank
 from testkit.times import Clock
 from tests.support.driver import (

@@ -13,14 +13,14 @@ from sqlmodel import select
 
 from bot.common.errors import StopReason
 from bot.daily.jobs import DailyJobs
-from bot.daily.models import DailyAnswer
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
 from bot.daily.types import BUTTONS, REACTIONS, AnswerStatus, shown_position
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer
+from bot.db.tables.outbox import Outbox
+from bot.db.tables.review import ReviewCard
 from bot.demos.generated import InstancePool
-from bot.learning.card_models import ReviewCard
-from bot.outbox.models import Outbox
 from bot.outbox.rules import Owed
 from bot.quizbank import QuizBank
 from bot.quizbank.generated import GeneratedQuestion, template_key

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.daily.answer_writer import AnswerWriter
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.db.database import Database
-from bot.db.writer import AnswerWriter
 from bot.discord.runner import register_commands
 from testkit.bots import make_settings
 from testkit.databases import db_rows

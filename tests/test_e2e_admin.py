@@ -5,8 +5,8 @@ from __future__ import annotations
 import discord
 from sqlmodel import select
 
+from bot.db.tables.quiz import CustomQuiz
 from bot.discord.client import QuizTutorBot
-from bot.quiz.models import CustomQuiz
 from bot.quizbank.parse import MAX_FILE_BYTES
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord

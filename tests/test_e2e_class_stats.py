@@ -7,7 +7,7 @@ import re
 
 from bot.common.text import clip
 from bot.common.times import utcnow
-from bot.demos.charts import PNG_MAGIC
+from bot.stats.charts import PNG_MAGIC
 from testkit.standin.server import FakeDiscord
 from tests.support.analytics import seed_class, wrong_choices
 from tests.support.bot import StartBot

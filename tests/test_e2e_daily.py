@@ -20,7 +20,7 @@ from bot.common.times import utcnow
 from bot.daily.configs import schedule_for
 from bot.daily.jobs import guild_job_id
 from bot.daily.reaction_rules import ANSWER_EMOJI
-from bot.outbox.models import Outbox
+from bot.db.tables.outbox import Outbox
 from testkit.standin import Emoji, FakeMessage
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today

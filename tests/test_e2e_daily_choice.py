@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.common.schedule import choose_question
-from bot.daily.models import DailyAnswer, DailyPost
+from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.learning.review_rules import DAILY, Source
 from testkit.standin.server import FakeDiscord
 from testkit.times import passed_today

@@ -15,12 +15,12 @@ from sqlmodel import col, select
 
 from bot.common.text import clip
 from bot.common.times import utcnow
-from bot.daily.models import DailyPost
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import BUTTONS, REACTIONS
+from bot.db.tables.daily import DailyPost
+from bot.db.tables.outbox import Outbox
+from bot.db.tables.review import ReviewCard
 from bot.discord.client import QuizTutorBot
-from bot.learning.card_models import ReviewCard
-from bot.outbox.models import Outbox
 from bot.outbox.rules import Owed
 from testkit.standin import FakeMessage
 from testkit.standin.models import CREATE_PUBLIC_THREADS

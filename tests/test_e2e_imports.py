@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlmodel import select
 
+from bot.db.tables.quiz import CustomQuiz
 from bot.discord.client import QuizTutorBot
-from bot.quiz.models import CustomQuiz
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

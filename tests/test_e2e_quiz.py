@@ -11,8 +11,8 @@ from sqlmodel import col, func, select
 
 from bot.common.errors import UserError
 from bot.common.i18n import t
+from bot.db.tables.quiz import QuizResult, QuizSession
 from bot.quiz import sessions_store
-from bot.quiz.models import QuizResult, QuizSession
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.quiz import button, letters

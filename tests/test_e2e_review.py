@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from bot.common.times import utcnow
-from bot.demos.charts import PNG_MAGIC
 from bot.learning.cards_store import record_grades
 from bot.learning.review_rules import QUIZ, Grade, Source
+from bot.stats.charts import PNG_MAGIC
 from testkit.standin.models import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from bot.daily.models import MemberStats
+from bot.db.tables.daily import MemberStats
 from bot.discord.client import QuizTutorBot
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
-from bot.community.models import CommunityAction, MemberNotice, Suggestion
 from bot.community.rules import MAX_PENDING_PER_MEMBER, community_quiz_id
+from bot.db.tables.community import CommunityAction, MemberNotice, Suggestion
 from bot.discord.client import QuizTutorBot
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord

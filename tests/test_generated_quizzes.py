@@ -18,9 +18,9 @@ import pytest
 from sqlmodel import select
 
 from bot.db.database import Database
+from bot.db.tables.quiz import QuizResult
 from bot.demos.generated import InstancePool
 from bot.learning.cards_store import cards_of
-from bot.quiz.models import QuizResult
 from bot.quiz.sessions import NothingDue, QuizSessions
 from bot.quizbank import QuizBank, QuizFileError, parse_quiz
 from bot.quizbank.files import load_quizzes

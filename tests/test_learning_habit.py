@@ -8,19 +8,20 @@ from datetime import UTC, date, datetime, timedelta
 
 from fsrs import Rating
 
-from bot.daily.choice_rules import CARDS, KNOWN, WEAK, Signal, choose
+from bot.daily.choice_rules import KNOWN, WEAK, choose
 from bot.daily.configs_store import save
+from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.learning.activity_rules import runs, window_start
 from bot.learning.cards_store import record_grades
 from bot.learning.memory import MemoryModels
 from bot.learning.memory_rules import retention_curve, rules_of
 from bot.learning.memory_store import rules_for
+from bot.learning.recall_rules import CARDS, Signal
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, SCHEDULER, Grade, Source, review
 from bot.quizbank import QuizBank
 from bot.stats.progress import ProgressReports
-from bot.stats.streaks import Streaks
 
 G, U = 31337, 7
 T0 = datetime(2026, 6, 1, 22, 30, tzinfo=UTC)  # 05:30 on June 2 in Jakarta

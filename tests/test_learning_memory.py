@@ -18,9 +18,9 @@ from bot.cli.memory import describe, fit_guild
 from bot.common.errors import UserError
 from bot.common.times import utcnow
 from bot.db.database import Database
+from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning import memory_rules as core
 from bot.learning import memory_store as stored
-from bot.learning.card_models import ReviewCard, ReviewLog
 from bot.learning.memory import MemoryModels
 from bot.learning.memory_rules import parse_retention, rules_of
 from bot.learning.review_rules import SCHEDULER, review

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from bot.db.database import Database
+from bot.db.tables.outbox import Outbox
 from bot.discord.client import QuizTutorBot
 from bot.learning.cards_store import record_grades
 from bot.learning.reminder_rules import (
@@ -25,7 +26,6 @@ from bot.learning.reminders import Reminders
 from bot.learning.reminders_store import get
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, Grade, Source
-from bot.outbox.models import Outbox
 from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import Clock

@@ -9,14 +9,14 @@ from typing import Any
 from sqlalchemy import select, text
 
 from bot.common.times import naive_utc
-from bot.daily.models import DailyAnswer, DailyPost
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer, DailyPost
+from bot.db.tables.quiz import QuizResult, QuizSession
 from bot.learning import replay_store as tables_
 from bot.learning.cards_store import record_grades
 from bot.learning.memory_rules import replay
 from bot.learning.replay_store import replay_history
 from bot.learning.review_rules import QUIZ, SCHEDULER, Grade, Source, rating_for
-from bot.quiz.models import QuizResult, QuizSession
 
 G, U, V = 5150, 11, 12
 T0 = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)

@@ -16,11 +16,11 @@ from sqlalchemy.exc import OperationalError
 
 from bot.db.database import Database
 from bot.db.retry import outage
+from bot.db.tables.live import LiveQuestion
 from bot.live import answer_writer
 from bot.live import steps_store as steps
 from bot.live import store as live_rows
 from bot.live.answer_writer import Outcome
-from bot.live.models import LiveQuestion
 from bot.live.rounds import LiveRounds
 from bot.quizbank import QuizBank
 from testkit.standin.server import FakeDiscord

@@ -8,13 +8,12 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import text
 
-from bot.daily.choice_rules import CARDS
+from bot.daily.analytics_rules import week_starts
+from bot.daily.analytics_store import class_analytics, guild_overview
 from bot.db.database import Database
-from bot.learning.recall_rules import SUMS, days
+from bot.learning.recall_rules import CARDS, SUMS, days
 from bot.learning.recall_store import fold, signals
 from bot.learning.review_rules import rating_for, review
-from bot.stats.analytics_rules import week_starts
-from bot.stats.analytics_store import class_analytics, guild_overview
 
 GUILD = 5
 U1, U2, U3, U4, U5, U6 = range(701, 707)

@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from bot.daily.jobs import DailyJobs
-from bot.daily.models import DailyPost
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
+from bot.db.tables.daily import DailyPost
 from bot.outbox.rules import LEASE, Owed
 from bot.quizbank import Question
 from testkit.times import Clock

@@ -8,13 +8,13 @@ import pytest
 from fsrs import Rating
 
 from bot.daily.service import DailyService
+from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.learning.review_rules import review
 from bot.quiz.sessions import QuizSessions
 from bot.quizbank import QuizBank
 from bot.stats.progress import ProgressReports
 from bot.stats.progress_rules import TopicAccuracy
-from bot.stats.streaks import Streaks
 from testkit.times import Clock
 from tests.support.db import make_quiz
 

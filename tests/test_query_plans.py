@@ -9,15 +9,15 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
-from bot.daily.models import DailyAnswer, DailyPost, MemberStats
+from bot.daily.analytics_store import class_analytics
 from bot.daily.service import DailyService
-from bot.daily.tally_models import ClassMember
 from bot.db.database import Database
+from bot.db.tables.aggregates import ClassMember
+from bot.db.tables.daily import DailyAnswer, DailyPost, MemberStats
 from bot.learning.recall_store import fold, signals
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, Source
 from bot.quizbank import QuizBank
-from bot.stats.analytics_store import class_analytics
 from bot.stats.progress_store import answers_per_question
 from tests.support.plans import captured, find, plan
 

@@ -11,7 +11,7 @@ from fsrs import Card, Rating, Scheduler
 from sqlmodel import func, select
 
 from bot.db.database import Database
-from bot.learning.card_models import ReviewCard, ReviewLog
+from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, SCHEDULER, Source, rating_for, review
 from bot.quizbank import QuizBank

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from bot.daily.service import DailyService
 from bot.db.database import Database
-from bot.learning.card_models import ReviewCard, ReviewLog
+from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.cards_store import apply_grades, chunks, prepare_grades, record_grade
 from bot.learning.review import Reviews
 from bot.learning.review_rules import DAILY, QUIZ, Grade, Source

@@ -18,9 +18,9 @@ from sqlmodel import col, select
 
 from bot.common.times import utcnow
 from bot.daily.reaction_rules import ANSWER_EMOJI
+from bot.db.tables.quiz import QuizResult, QuizSession
 from bot.demos.runner import DemoFailed, DemoRunner
 from bot.discord.client import QuizTutorBot
-from bot.quiz.models import QuizResult, QuizSession
 from testkit.standin.driver import (
     ATTACHMENT,
     BOOLEAN,

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from bot.common.errors import UserError
 from bot.db.database import Database
-from bot.quiz.models import QuizResult
+from bot.db.tables.quiz import QuizResult
 from bot.quiz.sessions import QuizSessions, QuizStep, QuizSummary
 from bot.quizbank import QuizBank
 from testkit.times import Clock

@@ -12,11 +12,11 @@ from typing import Any
 
 from sqlmodel import select
 
-from bot.daily.models import MemberStats
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.database import Database
-from bot.learning.card_models import ReviewCard
+from bot.db.tables.daily import MemberStats
+from bot.db.tables.review import ReviewCard
 from bot.quizbank import QuizBank
 from tests.support.db import seed_member_stats
 

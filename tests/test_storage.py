@@ -14,10 +14,10 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlmodel import SQLModel, col, select
 
-from bot.daily.models import DailyAnswer, DailyPost, GuildDailyConfig
+from bot.daily.answer_writer import AnswerWriter
 from bot.db.backup import backup
 from bot.db.database import Database
-from bot.db.writer import AnswerWriter
+from bot.db.tables.daily import DailyAnswer, DailyPost, GuildDailyConfig
 from tests.support.db import NOW, make_post, table_names
 
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.common.errors import UserError
+from bot.daily.streak_rules import MIN_ANSWERED_FOR_ACCURACY, Outcome, StreakState, apply_outcome
+from bot.daily.streaks import Streaks
 from bot.db.database import Database
-from bot.stats.streak_rules import MIN_ANSWERED_FOR_ACCURACY, Outcome, StreakState, apply_outcome
-from bot.stats.streaks import Streaks
 from tests.support.db import seed_member_stats
 
 NOW = datetime(2026, 5, 1, tzinfo=UTC)

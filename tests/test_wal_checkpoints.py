@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.daily.answer_writer import AnswerWriter
 from bot.db.database import Database, sqlite_path
-from bot.db.writer import AnswerWriter
 from tests.support.db import NOW, make_post
 
 pytestmark = pytest.mark.sqlite_only

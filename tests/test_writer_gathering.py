@@ -12,8 +12,8 @@ import asyncio
 
 from sqlalchemy import text
 
+from bot.daily.answer_writer import AnswerWriter
 from bot.db.database import Database
-from bot.db.writer import AnswerWriter
 from tests.support.db import NOW, make_post
 
 

@@ -18,8 +18,8 @@ from typing import Any
 from bot.common.errors import SetupError
 from bot.common.times import utcnow
 from bot.db.database import Database
+from bot.db.tables.learning import MemoryModel
 from bot.learning import memory_store as stored
-from bot.learning.models import MemoryModel
 
 SCHEMA = "0008"
 

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 
 from bot.common.errors import SetupError
 from bot.common.text import clip
+from bot.daily.analytics import server_today
+from bot.daily.analytics_rules import ClassAnalytics, choice_text
+from bot.daily.analytics_store import class_analytics
 from bot.db.database import Database
 from bot.quizbank import QuizBank
-from bot.stats.analytics import server_today
-from bot.stats.analytics_rules import ClassAnalytics, choice_text
-from bot.stats.analytics_store import class_analytics
 
 QUESTION_HEADER = (
     "question_id",

@@ -8,7 +8,9 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.common.errors import SetupError
-from bot.live.rules import DEFAULT_MAX_ROUNDS
+
+# Live rounds running at once in one server, unless LIVE_MAX_ROUNDS_PER_SERVER says otherwise.
+DEFAULT_MAX_ROUNDS = 3
 
 
 def token_shape_problem(token: str) -> str | None:

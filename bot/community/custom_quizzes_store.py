@@ -7,9 +7,9 @@ from datetime import datetime
 from sqlmodel import col, select
 
 from bot.common.errors import UserError
-from bot.daily.models import GuildDailyConfig
 from bot.db.database import Database
-from bot.quiz.models import CustomQuiz
+from bot.db.tables.daily import GuildDailyConfig
+from bot.db.tables.quiz import CustomQuiz
 
 
 async def all_quizzes(db: Database) -> list[CustomQuiz]:

@@ -8,8 +8,8 @@ from datetime import datetime
 from sqlalchemy import update
 from sqlmodel import col, select
 
-from bot.community.models import MemberNotice
 from bot.db.database import Database
+from bot.db.tables.community import MemberNotice
 
 
 async def claim(db: Database, notice_id: int, now: datetime, via: str) -> MemberNotice | None:

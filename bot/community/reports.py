@@ -17,10 +17,10 @@ from bot.common.errors import UserError
 from bot.common.times import utcnow
 from bot.community import notices_store as stored_notices
 from bot.community import reports_store as stored
-from bot.community.models import MemberNotice
 from bot.community.reports_store import ReportedQuestion
 from bot.community.rules import check_note, check_reason
 from bot.db.database import Database
+from bot.db.tables.community import MemberNotice
 from bot.quizbank import Question, QuizBank
 from bot.quizbank.bank import question_fingerprint
 

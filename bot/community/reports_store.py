@@ -16,10 +16,10 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 
-from bot.community.models import HiddenQuestion, QuestionReport, ReportSummary
 from bot.community.rules import REASONS
 from bot.community.suggestions_store import audit
 from bot.db.database import Database
+from bot.db.tables.community import HiddenQuestion, QuestionReport, ReportSummary
 
 _SUMMARY = ReportSummary.__table__  # type: ignore[attr-defined]
 _REPORT = QuestionReport.__table__  # type: ignore[attr-defined]

@@ -20,8 +20,6 @@ from bot.common.errors import UserError
 from bot.common.text import clip
 from bot.common.times import utcnow
 from bot.community import suggestions_store as stored
-from bot.community.models import CommunityAction
-from bot.community.models import Suggestion as SuggestionRow
 from bot.community.rules import (
     MAX_COMMUNITY_QUESTIONS,
     MAX_PENDING_PER_GUILD,
@@ -36,6 +34,8 @@ from bot.community.rules import (
     question_data,
 )
 from bot.db.database import Database
+from bot.db.tables.community import CommunityAction
+from bot.db.tables.community import Suggestion as SuggestionRow
 from bot.quizbank import QuizBank, QuizFileError
 from bot.quizbank.links import plain_links
 

@@ -12,8 +12,8 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.common.errors import UserError
-from bot.community.models import CommunityAction, MemberNotice, Suggestion
 from bot.db.database import Database
+from bot.db.tables.community import CommunityAction, MemberNotice, Suggestion
 
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
 

@@ -15,11 +15,11 @@ from datetime import datetime
 
 from bot.common.errors import PublishRefused, StopReason
 from bot.common.i18n import DEFAULT_LOCALE
-from bot.daily.models import DailyPost
 from bot.daily.publisher import DailyPublisher
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
-from bot.outbox.models import Outbox
+from bot.db.tables.daily import DailyPost
+from bot.db.tables.outbox import Outbox
 from bot.outbox.rules import nonce
 
 log = logging.getLogger("quiztutor.daily")

@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from bot.daily import configs_store, posts_store
-from bot.daily.models import DailyPost
+from bot.daily.answer_writer import AnswerWriter
 from bot.daily.open_posts import OpenPosts
 from bot.daily.questions import instance_grading
 from bot.daily.types import BUTTONS, AnswerStatus, DailyAnswerOutcome, OpenPost, written_choice
 from bot.db.database import Database
-from bot.db.writer import AnswerWriter
+from bot.db.tables.daily import DailyPost
 from bot.quizbank import QuizBank
 
 

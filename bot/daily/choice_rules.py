@@ -30,26 +30,15 @@ from fsrs.card import CardDict
 
 from bot.common.errors import UserError
 from bot.common.schedule import choose_question
+from bot.learning.recall_rules import CARDS, Signal
 from bot.learning.review_rules import SCHEDULER
 
 REPEAT_AFTER_DEFAULT = 30
 REPEAT_AFTER_MIN, REPEAT_AFTER_MAX = 1, 365
-# A member who answered a daily question within this many days counts as active.
-ACTIVE_DAYS = 30
 # Below this recall the class has forgotten more than FSRS schedules for.
 TARGET_RECALL = SCHEDULER.desired_retention
 # Reason codes.
 WEAK, NEW, KNOWN, ROTATION = "weak", "new", "known", "rotation"
-CARDS, ANSWERS = "cards", "answers"
-
-
-@dataclass(frozen=True)
-class Signal:
-    """What the active members know of one question."""
-
-    recall: float  # mean retrievability (basis "cards") or accuracy (basis "answers"), 0..1
-    basis: str
-    n: int  # cards or answers behind `recall`
 
 
 @dataclass(frozen=True)

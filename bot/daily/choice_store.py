@@ -16,12 +16,12 @@ from sqlalchemy import Integer, case, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.daily.choice_rules import ANSWERS, Signal, mean_recalls, recent_questions, window_days
-from bot.daily.models import DailyAnswer, DailyPost
+from bot.daily.choice_rules import mean_recalls, recent_questions, window_days
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer, DailyPost
+from bot.db.tables.review import ReviewCard
 from bot.learning import recall_store
-from bot.learning.card_models import ReviewCard
-from bot.learning.recall_rules import follows_sums
+from bot.learning.recall_rules import ANSWERS, Signal, follows_sums
 from bot.learning.review_rules import SCHEDULER
 
 log = logging.getLogger(__name__)

@@ -18,10 +18,10 @@ from bot.common.schedule import (
 )
 from bot.daily import configs_store, posts_store
 from bot.daily.choice_rules import parse_repeat_after
-from bot.daily.models import DailyPost, GuildDailyConfig
 from bot.daily.open_posts import OpenPosts
 from bot.daily.types import ANSWER_MODES, LOCALES
 from bot.db.database import Database
+from bot.db.tables.daily import DailyPost, GuildDailyConfig
 from bot.learning.memory_rules import parse_retention
 from bot.quizbank import QuizBank
 

@@ -8,8 +8,8 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot.common.errors import StopReason
-from bot.daily.models import GuildDailyConfig
 from bot.db.database import Database
+from bot.db.tables.daily import GuildDailyConfig
 
 
 async def get(db: Database, guild_id: int) -> GuildDailyConfig | None:

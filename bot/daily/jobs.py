@@ -36,12 +36,12 @@ from bot.common.schedule import DailySchedule, local_day, next_post_at, reveal_a
 from bot.common.times import utcnow
 from bot.daily.announcements import Announcements
 from bot.daily.configs import schedule_for
-from bot.daily.models import DailyPost, GuildDailyConfig
 from bot.daily.publisher import DailyPublisher
 from bot.daily.reactions import ReactionHandler
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.retry import log_failure, retry_transient
+from bot.db.tables.daily import DailyPost, GuildDailyConfig
 from bot.outbox.rules import Owed, nonce
 from bot.outbox.service import OutboxService
 
@@ -101,6 +101,7 @@ class DailyJobs:
         max_concurrent_posts: int = MAX_CONCURRENT_POSTS,
         owns_guild: Callable[[int], bool] = lambda guild_id: True,
         outbox: OutboxService | None = None,
+        own_user_id: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.daily = daily
         # What is owed to channels (answer reactions, reveals) until Discord has it.
@@ -121,7 +122,7 @@ class DailyJobs:
         self._guild_locks: dict[int, asyncio.Lock] = {}
         self._revealing: set[int] = set()
         self.started = asyncio.Event()
-        self.reactions = ReactionHandler(daily, publisher, owns_guild)
+        self.reactions = ReactionHandler(daily, publisher, owns_guild, own_user_id)
 
     def schedule_guild(self, config: GuildDailyConfig) -> None:
         if self.scheduler is None:

@@ -3,9 +3,9 @@ other message costs no query), the ones closed here, and the channels posts go t
 
 from __future__ import annotations
 
-from bot.daily.models import DailyPost
 from bot.daily.questions import instance_grading
 from bot.daily.types import OpenPost
+from bot.db.tables.daily import DailyPost
 
 # A closed post's id is kept this long after its settle, to refuse answers still in flight.
 MAX_CLOSED_REMEMBERED = 4096

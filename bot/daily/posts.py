@@ -20,11 +20,11 @@ from typing import Any
 
 from bot.daily import choice_store, posts_store
 from bot.daily.choice_rules import REPEAT_AFTER_DEFAULT, Choice, choose
-from bot.daily.models import DailyPost
 from bot.daily.open_posts import OpenPosts
 from bot.daily.questions import post_question
 from bot.daily.types import REACTIONS
 from bot.db.database import Database
+from bot.db.tables.daily import DailyPost
 from bot.demos.generated import InstancePool
 from bot.learning.memory_store import rules_for
 from bot.quizbank import Question, QuizBank, choice_order

@@ -11,9 +11,9 @@ from sqlalchemy import delete, false, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from bot.daily.models import DailyAnswer, DailyPost
 from bot.daily.types import REACTIONS
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.outbox.rules import Owed
 from bot.outbox.store import owe
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from bot.daily.models import DailyPost, GuildDailyConfig
 from bot.daily.types import RevealSummary
+from bot.db.tables.daily import DailyPost, GuildDailyConfig
 from bot.quizbank import Question
 
 

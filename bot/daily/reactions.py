@@ -7,11 +7,11 @@ import logging
 from collections.abc import Callable
 
 from bot.common.awaitable import AwaitableCount
-from bot.daily.models import DailyPost
 from bot.daily.publisher import DailyPublisher
 from bot.daily.reaction_rules import EMOJI_CHOICE, one_answer_each, several_answers
 from bot.daily.service import DailyService
 from bot.daily.types import BUTTONS, AnswerStatus
+from bot.db.tables.daily import DailyPost
 
 log = logging.getLogger("quiztutor.daily")
 
@@ -28,11 +28,15 @@ class ReactionHandler:
         daily: DailyService,
         publisher: DailyPublisher,
         owns_guild: Callable[[int], bool] = lambda guild_id: True,
+        own_user_id: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.daily = daily
         self.publisher = publisher
         self.owns_guild = owns_guild
-        self.bot_user_id: int | None = None
+        # The bot's own user id (its A-D reactions are never an answer): asked at each
+        # reaction, so it holds from the first gateway event on (discord.py sets the
+        # client's user from READY, before it dispatches any event of that session).
+        self.own_user_id = own_user_id
         # Reaction events seen by `on_reaction` (counted or ignored).
         self.seen = AwaitableCount()
         # Completed passes of reading open posts' reactions (start-up and new sessions).
@@ -66,8 +70,8 @@ class ReactionHandler:
         if grading is None:
             return 0  # the question left the bank: the post is revealed without it
         reactions = await self.publisher.fetch_reactions(post, grading[1])
-        if self.bot_user_id is not None:
-            reactions = [(u, c) for u, c in reactions if u != self.bot_user_id]
+        own = self.own_user_id()
+        reactions = [(u, c) for u, c in reactions if u != own]
         counted = await self.daily.answers.recover(post, one_answer_each(reactions))
         assert post.id is not None
         await self.daily.answers.note_unclear(post.id, several_answers(reactions))
@@ -83,7 +87,7 @@ class ReactionHandler:
         """
         try:
             position = EMOJI_CHOICE.get(emoji)
-            if position is None or user_id == self.bot_user_id:
+            if position is None or user_id == self.own_user_id():
                 return None
             post = await self.daily.answers.post_by_message(message_id, channel_id)
             if post is None or post.answer_mode == BUTTONS:
@@ -104,7 +108,7 @@ class ReactionHandler:
         post = self.daily.answers.open_post_in_memory(message_id)
         if post is None:
             return False
-        if user_id == self.bot_user_id or post.answer_mode == BUTTONS:
+        if user_id == self.own_user_id() or post.answer_mode == BUTTONS:
             self.seen.bump()
             return True
         queued = self.daily.answers.record_nowait(post, user_id, position)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.common.times import utcnow
+from bot.daily.answer_writer import AnswerWriter
 from bot.daily.answers import DailyAnswers
 from bot.daily.configs import DailyConfigs
 from bot.daily.open_posts import OpenPosts
@@ -19,7 +20,6 @@ from bot.daily.posts import DailyPosts
 from bot.daily.settling import DailySettling
 from bot.daily.stats import DailyStats
 from bot.db.database import Database
-from bot.db.writer import AnswerWriter
 from bot.demos.generated import InstancePool
 from bot.quizbank import QuizBank
 

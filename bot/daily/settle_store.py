@@ -31,16 +31,16 @@ from sqlmodel import SQLModel, col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.daily import tallies_store
-from bot.daily.models import DailyAnswer, DailyPost, GuildDailyConfig
+from bot.daily.streaks_store import DayStats, answering_stats, day_stats, write_day
 from bot.daily.types import Answer, RevealSummary, reveal_summary
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer, DailyPost, GuildDailyConfig
 from bot.learning import recall_store
 from bot.learning.cards_store import apply_grades, chunks, prepare_grades
 from bot.learning.memory_store import rules_on
 from bot.learning.review_rules import DAILY, Grade, Source
 from bot.outbox.rules import Owed
 from bot.outbox.store import owe
-from bot.stats.streaks_store import DayStats, answering_stats, day_stats, write_day
 
 Grading = Callable[[DailyPost], "tuple[int, int] | None"]
 # Answers applied to review cards per transaction (a few tens of ms of the write lock).

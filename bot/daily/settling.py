@@ -12,13 +12,13 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from bot.daily.answer_writer import AnswerWriter
 from bot.daily.answers import DailyAnswers
 from bot.daily.open_posts import OpenPosts
 from bot.daily.settle_store import SettleBlocked, grade_post, settle_post, ungraded_posts
 from bot.daily.types import RevealSummary
 from bot.db.database import Database
 from bot.db.retry import retry_transient
-from bot.db.writer import AnswerWriter
 from bot.learning.recall_store import fold
 
 log = logging.getLogger(__name__)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from bot.daily.analytics import class_report
+from bot.daily.analytics_rules import DEFAULT_WEEKS, ClassAnalytics, GuildOverview
+from bot.daily.analytics_store import guild_overview
 from bot.db.database import Database
-from bot.stats.analytics import class_report
-from bot.stats.analytics_rules import DEFAULT_WEEKS, ClassAnalytics, GuildOverview
-from bot.stats.analytics_store import guild_overview
 
 
 class DailyStats:

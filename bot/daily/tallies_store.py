@@ -18,9 +18,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import SQLModel
 
-from bot.daily.models import DailyAnswer
-from bot.daily.tally_models import QuestionTally, WeekMember, WeekTally, WrongTally
 from bot.daily.types import Answer
+from bot.db.tables.aggregates import QuestionTally, WeekMember, WeekTally, WrongTally
+from bot.db.tables.daily import DailyAnswer
 
 _QUESTION = SQLModel.metadata.tables[QuestionTally.__tablename__]
 _WRONG = SQLModel.metadata.tables[WrongTally.__tablename__]

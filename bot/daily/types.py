@@ -119,7 +119,7 @@ def reveal_summary(
 ) -> RevealSummary:
     """What the reveal shows. `grading`: (right choice, number of choices) as written, None
     when the question left the bank; `settled`: the members whose streaks the day moved
-    (`bot.stats.streak_rules.SettledMember`)."""
+    (`bot.daily.streak_rules.SettledMember`)."""
     n_choices = grading[1] if grading else max((a.choice for a in answers), default=-1) + 1
     distribution = [0] * n_choices
     for answer in answers:

@@ -19,7 +19,6 @@ from discord.ext import commands
 
 from bot.common.settings import Settings
 from bot.container import Services, start_services
-from bot.discord.internals import parse_reactions_without_members
 from bot.discord.translator import CommandTranslator
 
 log = logging.getLogger("quiztutor")
@@ -67,8 +66,6 @@ class QuizTutorBot(commands.AutoShardedBot):
         )
         self.settings = settings
         self.sync_only = sync_only
-        if not parse_reactions_without_members(self):
-            log.warning("discord.py's reaction parser is not where it was; using it as it is")
         self._services: Services | None = None
         self.started = asyncio.Event()
         self._ready_logged = False

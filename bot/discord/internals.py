@@ -1,4 +1,4 @@
-"""The one place that touches discord.py's private surfaces (pinned: discord.py>=2.4,<3).
+"""The one place that changes discord.py's class attributes (pinned: discord.py>=2.4,<3).
 
 Endpoints: point discord.py at another Discord API endpoint (an HTTP proxy or a local
 stand-in).
@@ -8,13 +8,6 @@ view for many bot processes); the test suite points the bot at a local fake of t
 Both need the unmodified discord.py client to talk to a different host, and discord.py has
 no setting for that, so :func:`redirect_discord` patches the few class attributes that hold
 the hard-coded Discord hosts.
-
-Reactions without members: discord.py builds a `Member` for every MESSAGE_REACTION_ADD
-(`payload.member`), which a bot without the members intent never needs and which cost
-15% of the bot's CPU per reaction at a steady 500/s (issue 27, `bench.steady`).
-:func:`parse_reactions_without_members` installs discord.py's own parser minus that
-`Member`; the event, its fields and every listener are as before. (A replacement that
-swallowed the event for the bot's own handler was measured and removed in issue 14.)
 """
 
 from __future__ import annotations
@@ -29,7 +22,7 @@ import yarl
 from discord.asset import Asset
 from discord.gateway import DiscordWebSocket
 
-__all__ = ["normalize_api_base", "parse_reactions_without_members", "redirect_discord"]
+__all__ = ["normalize_api_base", "redirect_discord"]
 
 _VERSIONED = re.compile(r"/api/v\d+/?$")
 
@@ -98,34 +91,3 @@ def redirect_discord(
         Asset.BASE = old_asset_base
 
     return restore
-
-
-def parse_reactions_without_members(client: discord.Client) -> bool:
-    """Parse MESSAGE_REACTION_ADD as discord.py 2.x does, without building the `Member`
-    of `payload.member` (None instead). True when installed.
-
-    Installed only where nothing else of discord.py's parser could run: no members
-    intent, and no message cache (its "rich" `on_reaction_add` half needs a cached
-    message). discord.py's reaction parser is a bound method in the connection state's
-    `parsers` table, looked up per event; a discord.py without that table keeps its own
-    parser (False), and the bot works as before, only slower.
-    """
-    state: Any = getattr(client, "_connection", None)
-    parsers = getattr(state, "parsers", None)
-    if (
-        not isinstance(parsers, dict)
-        or "MESSAGE_REACTION_ADD" not in parsers
-        or getattr(state, "_messages", True) is not None
-        or client.intents.members
-    ):
-        return False
-
-    def parse_message_reaction_add(data: Any) -> None:
-        emoji = discord.PartialEmoji.from_dict(data["emoji"])
-        emoji._state = state
-        raw = discord.RawReactionActionEvent(data, emoji, "REACTION_ADD")
-        raw.member = None
-        state.dispatch("raw_reaction_add", raw)
-
-    parsers["MESSAGE_REACTION_ADD"] = parse_message_reaction_add
-    return True

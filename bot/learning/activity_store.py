@@ -15,8 +15,8 @@ from sqlmodel import SQLModel
 
 from bot.common.times import as_utc
 from bot.db.database import Database
+from bot.db.tables.learning import MemberActivity, MemoryModel
 from bot.learning.memory_rules import Rules
-from bot.learning.models import MemberActivity, MemoryModel
 from bot.learning.review_rules import Grade
 
 _ACTIVITY = SQLModel.metadata.tables[MemberActivity.__tablename__]

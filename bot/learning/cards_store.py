@@ -24,8 +24,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from bot.common.times import as_utc
 from bot.db.base import driver_time
 from bot.db.database import Database
+from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.activity_store import count_answers
-from bot.learning.card_models import ReviewCard, ReviewLog
 from bot.learning.memory_rules import DEFAULT_RULES, Rules, was_due
 from bot.learning.recall_rules import curve_point
 from bot.learning.recall_store import CardChange, apply_card_changes

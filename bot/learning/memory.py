@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import log_failure
+from bot.db.tables.learning import MemoryModel
 from bot.learning import memory_store as stored
 from bot.learning.memory_rules import (
     CURVE_CARDS,
@@ -32,7 +33,6 @@ from bot.learning.memory_rules import (
     card_stability,
     retention_curve,
 )
-from bot.learning.models import MemoryModel
 
 log = logging.getLogger("quiztutor.memory")
 

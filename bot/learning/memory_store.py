@@ -15,12 +15,12 @@ from sqlmodel import SQLModel
 
 from bot.common.schedule import parse_timezone
 from bot.common.times import as_utc
-from bot.daily.models import GuildDailyConfig
 from bot.db.database import Database
 from bot.db.retry import retry_transient
-from bot.learning.card_models import ReviewCard, ReviewLog
+from bot.db.tables.daily import GuildDailyConfig
+from bot.db.tables.learning import MemoryModel
+from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.memory_rules import DEFAULT_RULES, Rules, replay, rules_of
-from bot.learning.models import MemoryModel
 from bot.learning.recall_rules import curve_point
 from bot.learning.recall_store import CardChange, apply_card_changes
 from bot.learning.replay_store import UPDATE_CARD

@@ -41,6 +41,21 @@ from fsrs import Scheduler
 from bot.common.times import as_utc
 from bot.learning.review_rules import SCHEDULER
 
+# A member who answered a daily question within this many days counts as active.
+ACTIVE_DAYS = 30
+# What a signal rests on: the members' review cards, or their daily answers.
+CARDS, ANSWERS = "cards", "answers"
+
+
+@dataclass(frozen=True)
+class Signal:
+    """What the active members know of one question."""
+
+    recall: float  # mean retrievability (basis "cards") or accuracy (basis "answers"), 0..1
+    basis: str
+    n: int  # cards or answers behind `recall`
+
+
 EPOCH = datetime(2020, 1, 1, tzinfo=UTC)
 DAY_S = 86_400.0
 # The range of u = elapsed days + S/F the sums follow to 4e-4: from ~1.5 minutes (a card

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
 
-from bot.learning.card_models import ReviewCard
+from bot.db.tables.review import ReviewCard
 from bot.learning.recall_rules import EPOCH, MIN_EXPONENT, SUMS
 
 _CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]

@@ -47,14 +47,22 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import SQLModel
 
-from bot.daily.choice_rules import ACTIVE_DAYS, CARDS, Signal
-from bot.daily.models import DailyAnswer, DailyPost
-from bot.daily.tally_models import ClassMember, ClassRecall
 from bot.db.database import Database
-from bot.learning.card_models import ReviewCard
-from bot.learning.recall_rules import EPOCH, SUMS, add_terms, days, difference
+from bot.db.locks import lock_guild
+from bot.db.tables.aggregates import ClassMember, ClassRecall
+from bot.db.tables.daily import DailyAnswer, DailyPost
+from bot.db.tables.review import ReviewCard
+from bot.learning.recall_rules import (
+    ACTIVE_DAYS,
+    CARDS,
+    EPOCH,
+    SUMS,
+    Signal,
+    add_terms,
+    days,
+    difference,
+)
 from bot.learning.recall_sql import card_stability, greatest, review_days, terms_select
-from bot.stats.streaks_store import lock_guild
 
 # Members counted in or out per transaction (each a few ms of the write lock).
 FOLD_CHUNK = 200

@@ -18,8 +18,8 @@ from bot.common.schedule import format_post_time, parse_post_time, parse_timezon
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import log_failure
+from bot.db.tables.learning import Reminder
 from bot.learning import reminders_store as stored
-from bot.learning.models import Reminder
 from bot.learning.reminder_rules import (
     BATCH,
     next_reminder_at,

@@ -11,11 +11,11 @@ from sqlalchemy import update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel, col, select
 
-from bot.community.models import MemberNotice
-from bot.daily.models import GuildDailyConfig
 from bot.db.database import Database
-from bot.learning.models import Reminder
-from bot.outbox.models import Outbox
+from bot.db.tables.community import MemberNotice
+from bot.db.tables.daily import GuildDailyConfig
+from bot.db.tables.learning import Reminder
+from bot.db.tables.outbox import Outbox
 from bot.outbox.rules import Owed
 
 _OUTBOX = SQLModel.metadata.tables[Outbox.__tablename__]

@@ -14,13 +14,13 @@ from datetime import datetime
 
 from bot.common.errors import PublishRefused, StopReason
 from bot.db.database import Database
+from bot.db.tables.live import LiveRound
+from bot.db.tables.outbox import Outbox
 from bot.live import results_store as results
 from bot.live import steps_store as steps
 from bot.live import store as rows
-from bot.live.models import LiveRound
 from bot.live.publisher import LivePublisher, Reveal, RoundView, Scoreboard
 from bot.live.rules import TOP, EndReason, distribution, fastest, rank
-from bot.outbox.models import Outbox
 from bot.outbox.rules import nonce
 
 log = logging.getLogger("quiztutor.live")

@@ -29,7 +29,7 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 from bot.db.clock import db_now_sync
-from bot.live.models import LiveAnswer, LivePlayer, LiveQuestion
+from bot.db.tables.live import LiveAnswer, LivePlayer, LiveQuestion
 from bot.live.rules import QuestionStatus, points
 
 

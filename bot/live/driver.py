@@ -21,11 +21,11 @@ from datetime import timedelta
 
 from bot.common.errors import PublishRefused
 from bot.db.retry import log_failure, retry_transient
+from bot.db.tables.live import LiveQuestion, LiveRound
 from bot.live import steps_store as steps
 from bot.live import store as rows
 from bot.live.announcements import LiveAnnouncements, refusal_reason
 from bot.live.editor import ThrottledEdits
-from bot.live.models import LiveQuestion, LiveRound
 from bot.live.publisher import LivePublisher, RoundView
 from bot.live.rounds import LiveRounds
 from bot.live.rules import (

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from bot.live.models import LiveRound
+from bot.db.tables.live import LiveRound
 from bot.live.rules import Answer, EndReason, Standing
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import col, select
 
 from bot.db.database import Database
-from bot.live.models import LiveAnswer, LiveQuestion
+from bot.db.tables.live import LiveAnswer, LiveQuestion
 from bot.live.rules import Answer, QuestionStatus, Standing
 
 

@@ -19,16 +19,16 @@ from typing import Any
 from cachetools import LRUCache
 
 from bot.common.errors import UserError
+from bot.common.settings import DEFAULT_MAX_ROUNDS
 from bot.db.database import Database
 from bot.db.retry import retry_transient
+from bot.db.tables.live import LiveRound
 from bot.demos.generated import InstancePool
 from bot.live import results_store as results
 from bot.live import steps_store as steps
 from bot.live import store as rows
 from bot.live.answer_writer import LiveAnswerWriter, Recorded
-from bot.live.models import LiveRound
 from bot.live.rules import (
-    DEFAULT_MAX_ROUNDS,
     DEFAULT_QUESTIONS,
     DEFAULT_SECONDS,
     LOBBY_S,

@@ -29,7 +29,6 @@ IDLE_LIMIT = 3  # questions in a row without an answer end the round
 MAX_POINTS = 1000
 FASTEST = 3  # fastest right answers named in a reveal
 TOP = 10  # players on the scoreboard
-DEFAULT_MAX_ROUNDS = 3  # running rounds per server (a setting)
 # A round whose thread and lobby were never recorded (the process died while setting it
 # up) is given up after this long.
 SETUP_TIMEOUT = timedelta(minutes=2)

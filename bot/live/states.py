@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.live.models import LiveQuestion, LiveRound
+from bot.db.tables.live import LiveQuestion, LiveRound
 from bot.live.publisher import QuestionView, RoundView
 from bot.live.rules import QuestionState, QuestionStatus, RoundState, Status
 

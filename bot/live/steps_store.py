@@ -20,10 +20,10 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.clock import db_now
 from bot.db.database import Database
+from bot.db.tables.live import LiveAnswer, LivePlayer, LiveQuestion, LiveRound
 from bot.learning.cards_store import record_grades
 from bot.learning.memory_store import rules_on
 from bot.learning.review_rules import Grade
-from bot.live.models import LiveAnswer, LivePlayer, LiveQuestion, LiveRound
 from bot.live.rules import ACTIVE, LEASE, EndReason, QuestionStatus, Status, end_reason
 from bot.live.store import SCOREBOARD, source_of
 from bot.outbox.rules import Owed

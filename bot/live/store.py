@@ -20,8 +20,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.db.clock import db_now
 from bot.db.database import Database
+from bot.db.tables.live import LiveConfig, LivePlayer, LiveQuestion, LiveRound
 from bot.learning.review_rules import Source
-from bot.live.models import LiveConfig, LivePlayer, LiveQuestion, LiveRound
 from bot.live.rules import ACTIVE, LOBBY_S, QuestionStatus, Status
 
 LIVE = "live"  # the review log's source of live answers

@@ -31,8 +31,8 @@ from bot.common.errors import PublishRefused
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import is_transient, log_failure, outage, retry_transient
+from bot.db.tables.outbox import Outbox
 from bot.outbox import store as table
-from bot.outbox.models import Outbox
 from bot.outbox.rules import Owed, retry_delay
 
 log = logging.getLogger("quiztutor.outbox")

@@ -10,9 +10,9 @@ from sqlalchemy import case, func, or_, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.daily.models import DailyPost
 from bot.db.database import Database
-from bot.outbox.models import Outbox
+from bot.db.tables.daily import DailyPost
+from bot.db.tables.outbox import Outbox
 from bot.outbox.rules import LEASE, Owed
 
 

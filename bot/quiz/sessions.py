@@ -20,10 +20,10 @@ from datetime import datetime, timedelta
 from bot.common.errors import UserError
 from bot.common.times import utcnow
 from bot.db.database import Database
+from bot.db.tables.quiz import QuizSession
 from bot.demos.generated import InstancePool
 from bot.learning.review import Reviews
 from bot.quiz import sessions_store as rows
-from bot.quiz.models import QuizSession
 from bot.quiz.sessions_store import ACTIVE, FINISHED, STOPPED
 from bot.quizbank import Question, QuizBank, choice_order
 from bot.quizbank.bank import Item

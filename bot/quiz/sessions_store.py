@@ -10,10 +10,10 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from bot.db.database import Database
+from bot.db.tables.quiz import QuizResult, QuizSession
 from bot.learning.cards_store import record_grades
 from bot.learning.memory_store import rules_on
 from bot.learning.review_rules import QUIZ, Grade, Source
-from bot.quiz.models import QuizResult, QuizSession
 
 ACTIVE, FINISHED, STOPPED, EXPIRED = "active", "finished", "stopped", "expired"
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bot.common.times import utcnow
+from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.learning.activity_rules import Habit, window_start
 from bot.learning.activity_store import days_of
@@ -20,7 +21,6 @@ from bot.learning.review import Reviews
 from bot.quizbank import QuizBank
 from bot.stats.progress_rules import Progress, TopicAccuracy
 from bot.stats.progress_store import answers_per_question
-from bot.stats.streaks import Streaks
 
 
 class ProgressReports:

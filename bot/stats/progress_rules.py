@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.common.scores import accuracy
+from bot.daily.streak_rules import MemberStreak
 from bot.learning.review_rules import ReviewCounts
-from bot.stats.streak_rules import MemberStreak
 
 
 @dataclass(frozen=True)

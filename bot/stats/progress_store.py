@@ -9,11 +9,11 @@ from collections import Counter
 from sqlalchemy import case, func
 from sqlmodel import col, select
 
-from bot.daily.models import DailyAnswer, DailyPost
 from bot.db.database import Database
-from bot.live.models import LiveAnswer, LiveQuestion
+from bot.db.tables.daily import DailyAnswer, DailyPost
+from bot.db.tables.live import LiveAnswer, LiveQuestion
+from bot.db.tables.quiz import QuizResult
 from bot.live.rules import QuestionStatus
-from bot.quiz.models import QuizResult
 
 
 async def answers_per_question(db: Database, user_id: int) -> tuple[Counter[str], Counter[str]]:

@@ -13,8 +13,8 @@ from discord.ext import commands
 from bot.common.i18n import t
 from bot.daily.jobs import DailyJobs
 from bot.daily.types import BUTTONS, REACTIONS
-from bot.demos.charts import class_chart
 from bot.outbox.rules import Owed
+from bot.stats.charts import class_chart
 from cogs.common import (
     guild_locale,
     interaction_locale,

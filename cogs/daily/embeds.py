@@ -12,14 +12,15 @@ from bot.common.errors import StopReason
 from bot.common.i18n import t
 from bot.common.scores import percent
 from bot.common.text import clip
-from bot.daily.choice_rules import ACTIVE_DAYS, NEW, ROTATION, TARGET_RECALL, Reason
+from bot.daily.analytics_rules import ClassAnalytics, GuildOverview, choice_text
+from bot.daily.choice_rules import NEW, ROTATION, TARGET_RECALL, Reason
 from bot.daily.configs import DailyStatus
-from bot.daily.models import GuildDailyConfig
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import BUTTONS, REACTIONS, RevealSummary
+from bot.db.tables.daily import GuildDailyConfig
+from bot.learning.recall_rules import ACTIVE_DAYS
 from bot.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.quizbank.generated import GeneratedQuestion, template_of
-from bot.stats.analytics_rules import ClassAnalytics, GuildOverview, choice_text
 from cogs.ui.embeds import choice_lines, explanation_text
 from cogs.ui.style import (
     BRAND_COLOUR,

@@ -50,6 +50,7 @@ class DailyCog(commands.Cog):
                 services.scheduler,
                 owns_guild=bot.owns_guild,
                 clock=services.clock,
+                own_user_id=lambda: bot.user.id if bot.user is not None else None,
             )
 
     async def cog_load(self) -> None:
@@ -76,8 +77,6 @@ class DailyCog(commands.Cog):
             await asyncio.wait_for(self.bot.wait_until_ready(), READY_WAIT_S)
         except TimeoutError:
             log.warning("not READY after %d s; starting the daily driver anyway", READY_WAIT_S)
-        if self.bot.user is not None:
-            jobs.reactions.bot_user_id = self.bot.user.id
         try:
             await jobs.start()
         except Exception:

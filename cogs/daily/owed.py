@@ -8,7 +8,7 @@ from datetime import datetime
 from bot.common.i18n import t
 from bot.common.text import clip
 from bot.daily.jobs import DailyJobs
-from bot.outbox.models import Outbox
+from bot.db.tables.outbox import Outbox
 from bot.outbox.rules import Owed
 from cogs.ui.style import EMBED_FIELD_MAX, discord_time, message_link
 

@@ -15,9 +15,9 @@ import discord
 from bot.common.errors import PublishRefused, StopReason
 from bot.common.i18n import t
 from bot.common.text import clip
-from bot.daily.models import DailyPost, GuildDailyConfig
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import BUTTONS, RevealSummary
+from bot.db.tables.daily import DailyPost, GuildDailyConfig
 from bot.quizbank import Question
 from bot.quizbank.generated import GeneratedQuestion
 from cogs.daily.buttons import answer_view

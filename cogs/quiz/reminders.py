@@ -17,8 +17,8 @@ import discord
 
 from bot.common.errors import PublishRefused, StopReason, UserError
 from bot.common.i18n import t
+from bot.db.tables.outbox import Outbox
 from bot.learning.reminder_rules import user_of_ref
-from bot.outbox.models import Outbox
 from bot.outbox.rules import nonce
 from cogs.common import interaction_locale, services_of
 from cogs.quiz.review import DEFAULT_REVIEW, begin_review

@@ -9,7 +9,7 @@ import discord
 
 from bot.common.errors import UserError
 from bot.common.i18n import t
-from bot.quiz.models import QuizSession
+from bot.db.tables.quiz import QuizSession
 from bot.quiz.sessions import NothingDue, QuizStep
 from cogs.common import interaction_locale, services_of
 from cogs.quiz.buttons import render_step

@@ -10,11 +10,11 @@ import discord
 
 from bot.common.i18n import t
 from bot.common.text import clip
+from bot.daily.streak_rules import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from bot.learning.review_rules import ReviewCounts
 from bot.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.quizbank.generated import GeneratedQuestion
 from bot.stats.progress_rules import Progress
-from bot.stats.streak_rules import MIN_ANSWERED_FOR_ACCURACY, LeaderboardRow, MemberStreak
 from cogs.ui.style import (
     BRAND_COLOUR,
     EMBED_DESCRIPTION_MAX,

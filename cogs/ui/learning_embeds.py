@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.common.i18n import t
+from bot.db.tables.learning import MemoryModel
 from bot.learning.activity_rules import Habit, run_days
-from bot.learning.charts import heatmap_data, heatmap_png, retention_png
 from bot.learning.memory import ClassCurve
 from bot.learning.memory_rules import MIN_MEMBERS, MIN_REVIEWS
-from bot.learning.models import MemoryModel
+from bot.stats.learning_charts import heatmap_data, heatmap_png, retention_png
 from cogs.ui.style import BRAND_COLOUR, discord_time
 
 if TYPE_CHECKING:

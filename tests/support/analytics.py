@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 
-from bot.daily.models import DailyAnswer, DailyPost
 from bot.daily.settle_store import grade_post, settle_post
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.quizbank import QuizBank
 
 OTHER_GUILD = 424_242

@@ -11,11 +11,11 @@ from typing import Any
 from sqlmodel import select
 
 from bot.daily.jobs import DailyJobs
-from bot.daily.models import DailyAnswer, DailyPost
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
 from bot.daily.types import BUTTONS, shown_position
 from bot.db.database import Database
+from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.discord.client import QuizTutorBot
 from bot.quizbank.files import SHIPPED_DIR, load_bank
 from testkit.standin import FakeMessage

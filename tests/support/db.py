@@ -13,8 +13,8 @@ from datetime import UTC, date, datetime
 import pytest
 import sqlalchemy as sa
 
-from bot.daily.models import DailyPost, MemberStats
 from bot.db.database import Database
+from bot.db.tables.daily import DailyPost, MemberStats
 from bot.quizbank import Quiz, QuizBank, parse_quiz
 from bot.quizbank.files import load_bank
 

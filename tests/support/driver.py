@@ -16,10 +16,10 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.common.errors import PublishRefused, StopReason
 from bot.daily.jobs import DailyJobs
-from bot.daily.models import DailyPost, GuildDailyConfig
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.database import Database
+from bot.db.tables.daily import DailyPost, GuildDailyConfig
 from bot.quizbank import Question, QuizBank
 from testkit.times import Clock
 
@@ -155,9 +155,7 @@ async def make_jobs(
         scheduler = AsyncIOScheduler(timezone=UTC)
         scheduler.start(paused=True)
         schedulers.append(scheduler)
-        jobs = DailyJobs(daily, publisher, scheduler, clock=clock)
-        jobs.reactions.bot_user_id = BOT
-        return jobs
+        return DailyJobs(daily, publisher, scheduler, clock=clock, own_user_id=lambda: BOT)
 
     yield make
     for scheduler in schedulers:

@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import retry_transient
-from bot.discord.identify_rules import identify_bucket
-from bot.discord.identify_store import take_turn
 from bot.outbox.service import process_owner
+from bot.shards.rules import identify_bucket
+from bot.shards.store import take_turn
 
 log = logging.getLogger("quiztutor")
 

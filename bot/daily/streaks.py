@@ -1,11 +1,11 @@
 """Streaks and the leaderboard of a server (`/streak`, `/leaderboard`); the rule itself is
-`bot.stats.streak_rules`, the SQL `bot.stats.streaks_store`."""
+`bot.daily.streak_rules`, the SQL `bot.daily.streaks_store`."""
 
 from __future__ import annotations
 
+from bot.daily.streak_rules import LeaderboardRow, MemberStreak, check_leaderboard
+from bot.daily.streaks_store import leaderboard, member_streak
 from bot.db.database import Database
-from bot.stats.streak_rules import LeaderboardRow, MemberStreak, check_leaderboard
-from bot.stats.streaks_store import leaderboard, member_streak
 
 
 class Streaks:

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from bot.db.database import Database
-from bot.discord.identify_models import IdentifyBucket
+from bot.db.tables.gateway import IdentifyBucket
 
 
 async def take_turn(

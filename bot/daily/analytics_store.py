@@ -17,12 +17,7 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import SQLModel
 
-from bot.daily.models import DailyAnswer, DailyPost, MemberStats
-from bot.daily.tallies_store import monday
-from bot.daily.tally_models import QuestionTally, WeekMember, WeekTally, WrongTally
-from bot.db.database import Database
-from bot.quizbank.generated import template_of
-from bot.stats.analytics_rules import (
+from bot.daily.analytics_rules import (
     DEFAULT_WEEKS,
     ClassAnalytics,
     DayParticipation,
@@ -32,6 +27,11 @@ from bot.stats.analytics_rules import (
     week_starts,
     worst_first,
 )
+from bot.daily.tallies_store import monday
+from bot.db.database import Database
+from bot.db.tables.aggregates import QuestionTally, WeekMember, WeekTally, WrongTally
+from bot.db.tables.daily import DailyAnswer, DailyPost, MemberStats
+from bot.quizbank.generated import template_of
 
 
 async def class_analytics(

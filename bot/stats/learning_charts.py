@@ -1,4 +1,4 @@
-"""The charts of Learning II, drawn in the chart process (`bot.demos.charts.ChartRenderer`):
+"""The charts of Learning II, drawn in the chart process (`bot.stats.charts.ChartRenderer`):
 `/me`'s calendar heatmap of answers per day, and `/daily stats`'s class retention curve.
 
 The bot sends plain data (`heatmap_data`, lists of numbers) and gets PNG bytes back.
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.common.i18n import t
-from bot.demos.charts import BAR, MUTED, WEAK, _figure, _png
 from bot.learning.activity_rules import HEATMAP_WEEKS, Habit, Run
+from bot.stats.charts import BAR, MUTED, WEAK, _figure, _png
 
 CURRENT = "#F0B232"  # the current run's outline
 LONGEST = WEAK  # the longest run's outline

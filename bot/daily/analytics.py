@@ -1,5 +1,5 @@
 """Class analytics of a server's daily question (`/daily stats`, `quiztutor stats`), up to
-the server's own today: the figures are `bot.stats.analytics_store`, the types `bot.stats.analytics_rules`."""
+the server's own today: the figures are `bot.daily.analytics_store`, the types `bot.daily.analytics_rules`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 from bot.common.schedule import local_day, parse_timezone
 from bot.daily import configs_store
+from bot.daily.analytics_rules import DEFAULT_WEEKS, ClassAnalytics
+from bot.daily.analytics_store import class_analytics
 from bot.db.database import Database
-from bot.stats.analytics_rules import DEFAULT_WEEKS, ClassAnalytics
-from bot.stats.analytics_store import class_analytics
 
 
 async def server_today(db: Database, guild_id: int, now: datetime) -> date:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Float, cast, column, func, or_, table, text
+from sqlalchemy import Float, cast, column, func, or_, table
 from sqlalchemy import select as sa_select
 from sqlalchemy import update as sa_update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -16,10 +16,7 @@ from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel, col, select
 
-from bot.daily.models import DailyAnswer, MemberStats
-from bot.db.base import driver_time
-from bot.db.database import Database
-from bot.stats.streak_rules import (
+from bot.daily.streak_rules import (
     MIN_ANSWERED_FOR_ACCURACY,
     LeaderboardRow,
     MemberStreak,
@@ -28,35 +25,12 @@ from bot.stats.streak_rules import (
     StreakState,
     apply_outcome,
 )
+from bot.db.base import driver_time
+from bot.db.database import Database
+from bot.db.locks import lock_guild
+from bot.db.tables.daily import DailyAnswer, MemberStats
 
 # First key of the per-guild settle lock (pg_advisory_xact_lock's two-int key space).
-SETTLE_LOCK_SPACE = 0x5154  # "QT"
-
-
-def _int32(value: int) -> int:
-    value &= 0xFFFF_FFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
-
-
-async def lock_guild(connection: AsyncConnection, guild_id: int) -> None:
-    """Serialise writers of one guild's member stats and class until the transaction ends.
-
-    Settles of one guild already run one at a time and in day order (the claim of a post
-    waits for the guild's earlier posts: `bot.daily.settle_store`); this advisory lock
-    also keeps `class_recall.fold` of the guild out of a settle's way on PostgreSQL.
-    Settles and folds of different guilds still run in parallel. SQLite needs nothing:
-    a settle's first statement (the claim of its post) takes the database's single write
-    lock, held until the commit.
-    """
-    if connection.dialect.name != "postgresql":
-        return
-    # Snowflakes are 64-bit: fold them into the lock's 32-bit second key. A collision
-    # only makes two guilds' settles wait for each other.
-    key = _int32(guild_id ^ (guild_id >> 32))
-    await connection.execute(
-        text("SELECT pg_advisory_xact_lock(:space, :key)"),
-        {"space": SETTLE_LOCK_SPACE, "key": key},
-    )
 
 
 _STATS = SQLModel.metadata.tables[MemberStats.__tablename__]

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from bot.daily.analytics_rules import ClassAnalytics
     from bot.quizbank import QuizBank
-    from bot.stats.analytics_rules import ClassAnalytics
     from bot.stats.progress_rules import Progress
 
 P = ParamSpec("P")

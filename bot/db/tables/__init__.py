@@ -4,16 +4,8 @@ Alembic's autogenerate and the schema test compare `SQLModel.metadata` (all of t
 modules) with the migrations in `bot/storage/migrations`.
 """
 
-from bot.community.models import (
-    CommunityAction,
-    HiddenQuestion,
-    MemberNotice,
-    QuestionReport,
-    ReportSummary,
-    Suggestion,
-)
-from bot.daily.models import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
-from bot.daily.tally_models import (
+from bot.db.base import UTCDateTime
+from bot.db.tables.aggregates import (
     ClassMember,
     ClassRecall,
     QuestionTally,
@@ -21,13 +13,21 @@ from bot.daily.tally_models import (
     WeekTally,
     WrongTally,
 )
-from bot.db.base import UTCDateTime
-from bot.discord.identify_models import IdentifyBucket
-from bot.learning.card_models import ReviewCard, ReviewLog
-from bot.learning.models import MemberActivity, MemoryModel, Reminder
-from bot.live.models import LiveAnswer, LiveConfig, LivePlayer, LiveQuestion, LiveRound
-from bot.outbox.models import Outbox
-from bot.quiz.models import CustomQuiz, QuizResult, QuizSession
+from bot.db.tables.community import (
+    CommunityAction,
+    HiddenQuestion,
+    MemberNotice,
+    QuestionReport,
+    ReportSummary,
+    Suggestion,
+)
+from bot.db.tables.daily import DailyAnswer, DailyPost, GuildDailyConfig, MemberStats
+from bot.db.tables.gateway import IdentifyBucket
+from bot.db.tables.learning import MemberActivity, MemoryModel, Reminder
+from bot.db.tables.live import LiveAnswer, LiveConfig, LivePlayer, LiveQuestion, LiveRound
+from bot.db.tables.outbox import Outbox
+from bot.db.tables.quiz import CustomQuiz, QuizResult, QuizSession
+from bot.db.tables.review import ReviewCard, ReviewLog
 
 __all__ = [
     "ClassMember",
