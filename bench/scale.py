@@ -3,7 +3,7 @@
 Servers of 100 members with 10,000 answers, 2,000 with 200,000 and 10,000 with 1,000,000
 (a year of daily questions each, built through the bot's own code and cached:
 `bench.scale_build`). Each command is timed through the service function its cog calls
-(`services.daily.posts.choose` for the day's question, `daily.stats.guild_overview` and
+(`services.daily.posts.choose` for the day's question, `analytics_store.guild_overview` and
 `class_analytics` for `/daily stats`, `progress.of` for `/me`, `sessions.start_review`
 for `/quiz review`, `streaks.streak` and `streaks.leaderboard`, `daily.configs.status`),
 and a day with 2,000 answers is settled (`daily.settling.settle`). During each, a probe
@@ -26,11 +26,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.daily.streaks import Streaks
+
 from bench.commit_probe import CommitProbe
 from bench.common import BACKEND, Row, ms, summary, workdir
 from bench.scale_build import CHANNEL, GUILD, Built, Size, cached, post_time
+from bot.daily import analytics_store
+from bot.daily.analytics import class_report
 from bot.daily.service import DailyService
-from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.quiz.sessions import QuizSessions
 from bot.quizbank import QuizBank
@@ -131,8 +134,8 @@ def commands(server: Server, day_offset: int) -> list[tuple[str, Callable[[], Aw
     member = server.regulars[day_offset % len(server.regulars)]
 
     async def stats() -> None:
-        await server.daily.stats.guild_overview(GUILD)
-        await server.daily.stats.class_analytics(GUILD)
+        await analytics_store.guild_overview(server.daily.db, GUILD, 14)
+        await class_report(server.daily.db, GUILD, server.daily.clock())
 
     return [
         ("choice", lambda: server.daily.posts.choose(GUILD, day, None, 30)),

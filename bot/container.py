@@ -19,7 +19,6 @@ from bot.community.custom_quizzes import load_custom_quizzes
 from bot.community.reports import Notices, Reports
 from bot.community.suggestions import Suggestions
 from bot.daily.service import DailyService
-from bot.daily.streaks import Streaks
 from bot.db.database import Database, EngineOptions
 from bot.db.health import opening_errors
 from bot.demos.generated import InstancePool
@@ -46,7 +45,6 @@ class Services:
     db: Database
     bank: QuizBank
     daily: DailyService
-    streaks: Streaks
     sessions: QuizSessions
     progress: ProgressReports
     live: LiveRounds
@@ -196,7 +194,6 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
     )
     pool.start()
     daily.posts.pool = pool  # a day may ask a template's instance
-    streaks = Streaks(db)
     sessions = QuizSessions(db, bank, pool=pool)
     live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server, pool=pool)
     await live.start()
@@ -204,9 +201,8 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         db=db,
         bank=bank,
         daily=daily,
-        streaks=streaks,
         sessions=sessions,
-        progress=ProgressReports(db, bank, streaks, sessions.reviews),
+        progress=ProgressReports(db, bank, sessions.reviews),
         live=live,
         demos=demos,
         generated=pool,

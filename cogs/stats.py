@@ -20,6 +20,7 @@ from discord.ext import commands
 
 from bot.common.errors import UserError
 from bot.common.i18n import SUPPORTED_LOCALES, t
+from bot.daily import streaks_store
 from bot.daily.streak_rules import LEADERBOARD_ORDERS
 from bot.stats.charts import accuracy_png, progress_bars
 from cogs.common import interaction_locale, services_of
@@ -90,14 +91,14 @@ async def render_page(
     """The page to show, clamped into range: the board may have shrunk since it was posted."""
     if interaction.guild_id is None:
         raise UserError("perm.guild_only")
-    streaks = services_of(interaction).streaks
+    db = services_of(interaction).db
     page = min(max(page, 1), MAX_PAGE)
-    rows, pages = await streaks.leaderboard(interaction.guild_id, by, page, PER_PAGE)
+    rows, pages = await streaks_store.leaderboard(db, interaction.guild_id, by, page, PER_PAGE)
     if pages == 0:
         return None, None, empty_text(by, locale)
     if page > pages:
         page = pages
-        rows, pages = await streaks.leaderboard(interaction.guild_id, by, page, PER_PAGE)
+        rows, pages = await streaks_store.leaderboard(db, interaction.guild_id, by, page, PER_PAGE)
     embed = leaderboard_embed(rows, by, page, pages, locale)
     return embed, leaderboard_view(by, page, pages, locale), None
 
@@ -124,7 +125,9 @@ class StatsCog(commands.Cog):
             raise UserError("perm.guild_only")
         locale = interaction_locale(interaction)
         target = member or interaction.user
-        stats = await services_of(interaction).streaks.streak(interaction.guild_id, target.id)
+        stats = await streaks_store.member_streak(
+            services_of(interaction).db, interaction.guild_id, target.id
+        )
         embed = streak_embed(target.display_name, stats, locale)
         await interaction.response.send_message(embed=embed)
 

@@ -7,10 +7,11 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from bot.daily.streaks import Streaks
 
 from bot.common.errors import StopReason, UserError
+from bot.daily import analytics_store
 from bot.daily.service import DailyService
-from bot.daily.streaks import Streaks
 from bot.daily.types import AnswerStatus, OpenPost
 from bot.db.database import Database
 from bot.db.tables.daily import DailyPost
@@ -282,7 +283,7 @@ async def test_guild_overview(daily: DailyService) -> None:
     await daily.posts.claim(
         GUILD, DAY + timedelta(days=2), "mx-03", CHANNEL, NOW
     )  # nobody answered
-    overview = await daily.stats.guild_overview(GUILD)
+    overview = await analytics_store.guild_overview(daily.db, GUILD, 14)
     assert [(d.day.day, d.question_id, d.answered, d.correct) for d in overview.days] == [
         (3, "mx-03", 0, 0),
         (2, "mx-02", 1, 1),
@@ -290,7 +291,7 @@ async def test_guild_overview(daily: DailyService) -> None:
     ]
     assert (overview.members, overview.answered, overview.correct) == (2, 3, 2)
     assert overview.accuracy == pytest.approx(2 / 3)
-    empty = await daily.stats.guild_overview(99)
+    empty = await analytics_store.guild_overview(daily.db, 99, 14)
     assert (empty.days, empty.answered, empty.accuracy) == ([], 0, None)
 
 

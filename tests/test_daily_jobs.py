@@ -72,7 +72,7 @@ async def test_one_cron_job_per_guild_in_its_zone(
 
 
 async def test_next_run_time_is_the_right_utc_instant_across_dst() -> None:
-    from bot.daily.jobs import post_trigger
+    from bot.common.schedule import post_trigger
 
     scheduler = AsyncIOScheduler(timezone=UTC)
     scheduler.start()

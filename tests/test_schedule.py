@@ -201,3 +201,26 @@ def test_choose_question_without_questions() -> None:
     with pytest.raises(UserError) as caught:
         choose_question(1, date(2026, 1, 1), [], [])
     assert caught.value.key == "daily.no_questions"
+
+
+@pytest.mark.parametrize(
+    ("zone", "at", "now"),
+    [
+        ("America/Los_Angeles", "02:30", datetime(2026, 3, 8, 8, 0, tzinfo=UTC)),  # the gap
+        ("America/Los_Angeles", "01:30", datetime(2026, 11, 1, 7, 0, tzinfo=UTC)),  # the fold
+        ("Europe/Berlin", "02:30", datetime(2026, 3, 28, 12, 0, tzinfo=UTC)),
+        ("Asia/Jakarta", "07:00", datetime(2026, 3, 8, 0, 0, tzinfo=UTC)),  # exactly at it
+    ],
+)
+def test_the_status_shows_the_instant_the_post_job_fires(zone: str, at: str, now: datetime) -> None:
+    """`/daily status` (next_post_at) and the scheduler's job (its trigger) name one
+    instant, on daylight-saving days too; at the post instant itself, the next one."""
+    from bot.common.schedule import post_trigger
+
+    schedule = DailySchedule(parse_post_time(at), parse_timezone(zone))
+    shown = next_post_at(now, schedule)
+    fired = post_trigger(schedule).get_next_fire_time(None, now)
+    assert fired is not None
+    fires = fired.astimezone(UTC)  # a local time in a gap or fold compares unequal as is
+    assert shown > now
+    assert shown == fires or (fires == now and shown == now + timedelta(days=1))

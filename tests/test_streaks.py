@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.common.errors import UserError
+from bot.daily import streaks_store
 from bot.daily.streak_rules import MIN_ANSWERED_FOR_ACCURACY, Outcome, StreakState, apply_outcome
-from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from tests.support.db import seed_member_stats
 
@@ -49,7 +49,7 @@ def test_milestones(milestone: int) -> None:
 
 
 async def test_streak_of_unknown_member_is_zero(db: Database) -> None:
-    streak = await Streaks(db).streak(1, 99)
+    streak = await streaks_store.member_streak(db, 1, 99)
     assert (streak.current, streak.longest, streak.answered, streak.accuracy) == (0, 0, 0, None)
 
 
@@ -59,16 +59,15 @@ async def test_leaderboard_orders_ranks_and_pages(db: Database) -> None:
     rows += [(100, 25, 25, 30, 25), (101, 25, 26, 26, 26), (200, 0, 3, 3, 0), (201, 0, 0, 0, 0)]
     await seed_member_stats(db, 1, rows)
     await seed_member_stats(db, 2, [(1, 50, 50, 50, 50)])  # another guild never leaks in
-    streaks = Streaks(db)
 
-    first, pages = await streaks.leaderboard(1, "streak", page=1)
+    first, pages = await streaks_store.leaderboard(db, 1, "streak", page=1)
     assert pages == 3
     assert [(r.rank, r.user_id, r.value) for r in first[:3]] == [
         (1, 100, 25),
         (1, 101, 25),
         (3, 24, 24),
     ]
-    last, _ = await streaks.leaderboard(1, "streak", page=3)
+    last, _ = await streaks_store.leaderboard(db, 1, "streak", page=3)
     assert [(r.rank, r.user_id) for r in last] == [
         (21, 6),
         (22, 5),
@@ -78,9 +77,9 @@ async def test_leaderboard_orders_ranks_and_pages(db: Database) -> None:
         (26, 1),
     ]
 
-    longest, _ = await streaks.leaderboard(1, "longest", page=1, per_page=2)
+    longest, _ = await streaks_store.leaderboard(db, 1, "longest", page=1, per_page=2)
     assert [(r.user_id, r.value) for r in longest] == [(101, 26), (100, 25)]
-    correct, _ = await streaks.leaderboard(1, "correct", page=1, per_page=3)
+    correct, _ = await streaks_store.leaderboard(db, 1, "correct", page=1, per_page=3)
     assert [r.user_id for r in correct] == [101, 100, 24]
 
 
@@ -88,7 +87,7 @@ async def test_accuracy_needs_minimum_answers(db: Database) -> None:
     await seed_member_stats(
         db, 1, [(1, 1, 1, 1, 1), (2, 0, 2, 4, 3), (3, 0, 3, 10, 9), (4, 0, 1, 3, 0)]
     )
-    rows, pages = await Streaks(db).leaderboard(1, "accuracy")
+    rows, pages = await streaks_store.leaderboard(db, 1, "accuracy")
     assert MIN_ANSWERED_FOR_ACCURACY == 3
     assert pages == 1
     assert [(r.rank, r.user_id, round(r.value, 2)) for r in rows] == [
@@ -99,16 +98,16 @@ async def test_accuracy_needs_minimum_answers(db: Database) -> None:
 
 
 async def test_empty_leaderboard_and_bad_arguments(db: Database) -> None:
-    assert await Streaks(db).leaderboard(1) == ([], 0)
+    assert await streaks_store.leaderboard(db, 1) == ([], 0)
     with pytest.raises(UserError) as caught:
-        await Streaks(db).leaderboard(1, "luck")
+        await streaks_store.leaderboard(db, 1, "luck")
     assert caught.value.key == "leaderboard.bad_order"
     assert caught.value.params == {"value": "luck", "allowed": "streak, longest, correct, accuracy"}
     with pytest.raises(UserError) as caught:
-        await Streaks(db).leaderboard(1, "streak", page=0)
+        await streaks_store.leaderboard(db, 1, "streak", page=0)
     assert (caught.value.key, caught.value.params) == ("leaderboard.bad_page", {"page": 0})
 
 
 async def test_page_past_the_end_is_empty(db: Database) -> None:
     await seed_member_stats(db, 1, [(1, 1, 1, 1, 1)])
-    assert await Streaks(db).leaderboard(1, "streak", page=5) == ([], 1)
+    assert await streaks_store.leaderboard(db, 1, "streak", page=5) == ([], 1)

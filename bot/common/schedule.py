@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from apscheduler.triggers.cron import CronTrigger
+
 from bot.common.errors import UserError
 
 REVEAL_AFTER_MIN_HOURS = 1
@@ -101,14 +103,20 @@ def post_datetime(day: date, post_time: time, tz: ZoneInfo) -> datetime:
     return local.astimezone(UTC)
 
 
+def post_trigger(schedule: DailySchedule) -> CronTrigger:
+    """The daily post's trigger: the scheduler's job runs on it, and `next_post_at` asks
+    it, so `/daily status` and the job never disagree (APScheduler's own DST handling)."""
+    return CronTrigger(
+        hour=schedule.post_time.hour, minute=schedule.post_time.minute, timezone=schedule.tz
+    )
+
+
 def next_post_at(now: datetime, schedule: DailySchedule) -> datetime:
-    """The first post instant strictly after `now`."""
-    today = local_day(now, schedule.tz)
-    for offset in range(3):
-        at = post_datetime(today + timedelta(days=offset), schedule.post_time, schedule.tz)
-        if at > now:
-            return at
-    raise AssertionError("unreachable: a post time comes every day")
+    """The first post instant strictly after `now` (UTC), from the job's own trigger."""
+    # The trigger answers "at or after", rounded up to a whole second.
+    fire = post_trigger(schedule).get_next_fire_time(None, now + timedelta(microseconds=1))
+    assert fire is not None  # a cron trigger without an end date always fires again
+    return fire.astimezone(UTC)
 
 
 def reveal_at(post_day: date, schedule: DailySchedule) -> datetime:

@@ -27,12 +27,18 @@ from datetime import date, datetime, timedelta
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.common.errors import PublishRefused
-from bot.common.schedule import DailySchedule, local_day, next_post_at, reveal_at, should_catch_up
+from bot.common.schedule import (
+    DailySchedule,
+    local_day,
+    next_post_at,
+    post_trigger,
+    reveal_at,
+    should_catch_up,
+)
 from bot.common.times import utcnow
 from bot.daily.announcements import Announcements
 from bot.daily.configs import schedule_for
@@ -75,12 +81,6 @@ def guild_job_id(guild_id: int) -> str:
 
 def reveal_job_id(post_id: int) -> str:
     return f"daily-reveal:{post_id}"
-
-
-def post_trigger(schedule: DailySchedule) -> CronTrigger:
-    return CronTrigger(
-        hour=schedule.post_time.hour, minute=schedule.post_time.minute, timezone=schedule.tz
-    )
 
 
 class DailyJobs:

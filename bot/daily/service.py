@@ -18,7 +18,6 @@ from bot.daily.configs import DailyConfigs
 from bot.daily.open_posts import OpenPosts
 from bot.daily.posts import DailyPosts
 from bot.daily.settling import DailySettling
-from bot.daily.stats import DailyStats
 from bot.db.database import Database
 from bot.demos.generated import InstancePool
 from bot.quizbank import QuizBank
@@ -44,7 +43,6 @@ class DailyService:
         # A day's choice reads the class recall its last settled day updates (in the
         # background): the choice waits for the server's pending review cards.
         self.posts.before_choice = self.settling.graded
-        self.stats = DailyStats(db, clock)
 
     async def start(self) -> None:
         await self.writer.start()

@@ -24,6 +24,7 @@ from bot.daily.streak_rules import (
     SettledMember,
     StreakState,
     apply_outcome,
+    check_leaderboard,
 )
 from bot.db.base import driver_time
 from bot.db.database import Database
@@ -159,7 +160,7 @@ async def member_streak(db: Database, guild_id: int, user_id: int) -> MemberStre
 
 
 async def leaderboard(
-    db: Database, guild_id: int, by: str, page: int, per_page: int
+    db: Database, guild_id: int, by: str = "streak", page: int = 1, per_page: int = 10
 ) -> tuple[list[LeaderboardRow], int]:
     """One page of the ranking and the number of pages (0 when nobody qualifies).
 
@@ -167,6 +168,7 @@ async def leaderboard(
     only members with at least MIN_ANSWERED_FOR_ACCURACY answers. Equal values share a
     rank (1, 1, 3); ties are listed by user id for a stable order.
     """
+    check_leaderboard(by, page)
     m = MemberStats
     metrics: dict[str, ColumnElement[Any] | Mapped[int]] = {
         "streak": col(m.current_streak),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bot.common.times import utcnow
-from bot.daily.streaks import Streaks
+from bot.daily.streaks_store import member_streak
 from bot.db.database import Database
 from bot.learning.activity_rules import Habit, window_start
 from bot.learning.activity_store import days_of
@@ -28,13 +28,11 @@ class ProgressReports:
         self,
         db: Database,
         bank: QuizBank,
-        streaks: Streaks,
         reviews: Reviews,
         clock: Callable[[], datetime] = utcnow,
     ):
         self.db = db
         self.bank = bank
-        self.streaks = streaks
         self.reviews = reviews
         self.clock = clock
 
@@ -56,7 +54,7 @@ class ProgressReports:
             (TopicAccuracy(q, n, c) for q, (n, c) in per_quiz.items()),
             key=lambda topic: (topic.accuracy, topic.quiz_id),
         )
-        streak = await self.streaks.streak(guild_id, user_id) if guild_id is not None else None
+        streak = await member_streak(self.db, guild_id, user_id) if guild_id is not None else None
         return Progress(streak, topics, await self.reviews.counts(user_id, guild_id, now))
 
     async def habit(

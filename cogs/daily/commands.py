@@ -11,6 +11,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.common.i18n import t
+from bot.daily import analytics_store
+from bot.daily.analytics import class_report
 from bot.daily.jobs import DailyJobs
 from bot.daily.types import BUTTONS, REACTIONS
 from bot.outbox.rules import Owed
@@ -259,11 +261,11 @@ class DailyCommands(commands.Cog):
         guild_id, locale, notice = await self._admin(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)  # the chart takes a while
         services = services_of(interaction)
-        overview = await services.daily.stats.guild_overview(guild_id)
+        overview = await analytics_store.guild_overview(services.db, guild_id, 14)
         if not overview.days:
             await self._reply(interaction, notice, t("daily.stats_empty", locale))
             return
-        analytics = await services.daily.stats.class_analytics(guild_id)
+        analytics = await class_report(services.db, guild_id, services.clock())
         png = await services.charts.draw(class_chart, analytics, locale)
         embed = add_class_analytics(
             stats_embed(overview, locale), analytics, services.bank, locale, chart=True
