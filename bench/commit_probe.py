@@ -3,7 +3,7 @@ every 5 ms on its own connection, and the worst time one took while `running`.
 
 A process, not a thread of the benchmark: a thread would share the bot's interpreter lock
 and measure it too. On SQLite its connection checkpoints nothing (as the answer writer's:
-`bot.daily.answer_writer`), so what it measures is the wait for the write lock, including the
+`bot.db.batch_writer`), so what it measures is the wait for the write lock, including the
 busy handler's sleeps (1, 2, 5, 10, 15, 20, 25 ms ...: a lock held 60 ms is seen as
 about 78 ms). On PostgreSQL: the wait for row locks, and the server's own latency.
 """

@@ -8,7 +8,7 @@ resolves). Baseline (same run): the same latency for single reactions on an idle
 The stalls behind the p99 (issue 14): SQLite's automatic WAL checkpoint ran inside one
 of the writer's commits every couple of seconds and took 6-9 ms, which every answer of
 that batch waited out; the writer now checkpoints after its commits
-(`AnswerWriter._checkpoint_if_due`). The row "slowest transaction" compares both in
+(`BatchWriter._checkpoint_if_due`). The row "slowest transaction" compares both in
 the same run. No collection of the oldest generation ran during these runs
 (`gc.freeze()` at start-up keeps the long-lived objects out of the collector's scans),
 and the loop itself never lagged more than ~2.5 ms (probed with a 2 ms sleep). Last, the
@@ -45,9 +45,9 @@ from bench.common import (
     summary,
     workdir,
 )
-from bot.daily.answer_writer import CHECKPOINT_EVERY_S
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import DailyAnswerOutcome, OpenPost
+from bot.db.batch_writer import CHECKPOINT_EVERY_S
 from bot.discord.client import QuizTutorBot
 
 NAME = "grading_latency"

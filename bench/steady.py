@@ -15,9 +15,7 @@ zlib-stream websocket, CPU from /proc) are `bench.steady_wire`'s rows, in the sa
 
 Same-run comparisons: the burst (frames back to back, `bench.reactions.feed`), the
 writer without gathering (`gather_s = 0`, every batch written as it comes, as before
-issue 14; it keeps the writer's own connection, which issue 14 also added) at 500/s, and
-the writer on aiosqlite (each statement, fetch and commit handed to aiosqlite's thread
-and back, instead of the whole transaction run in the writer's own thread) at 500/s,
+issue 14; it keeps the writer's own connection, which issue 14 also added) at 500/s,
 and the awaited path (a task per reaction awaits its commit instead of
 queueing the answer synchronously) at 2,000/s.
 """
@@ -129,13 +127,6 @@ async def run(quick: bool) -> list[Row]:
                     finally:
                         writer.gather_s = gather_s
                     got.setdefault("no gathering", []).append(sample)
-                    if writer._thread is not None:  # a SQLite file
-                        writer.own_thread = False
-                        try:
-                            sample = await paced(bot, post, n, 500.0, seconds[500.0], next(bases))
-                        finally:
-                            writer.own_thread = True
-                        got.setdefault("aiosqlite", []).append(sample)
                     with awaited_path(bot):
                         sample = await paced(bot, post, n, 2000.0, seconds[2000.0], next(bases))
                     got.setdefault("awaited", []).append(sample)
@@ -193,18 +184,9 @@ def rows(got: dict[str, list[Sample]], events: int, floor: float) -> list[Row]:
     # Same-run variants, each against the bot's own path at the same rate.
     variants = [
         ("no gathering", "500", "500/s, writer without gathering", "gathering", ""),
-        (
-            "aiosqlite",
-            "500",
-            "500/s, writer on aiosqlite",
-            "writer's own thread",
-            "; a thread hand-off per statement, fetch and commit",
-        ),
         ("awaited", "2000", "2,000/s, awaited path", "queued synchronously", ""),
     ]
     for key, against, metric, baseline_what, extra in variants:
-        if key not in got:  # "aiosqlite" only on a SQLite file
-            continue
         variant, ours = _stats(got[key]), _stats(got[against])
         out.append(
             Row(

@@ -7,10 +7,9 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from bot.daily.streaks import Streaks
 
 from bot.common.errors import StopReason, UserError
-from bot.daily import analytics_store
+from bot.daily import analytics_store, streaks_store
 from bot.daily.service import DailyService
 from bot.daily.types import AnswerStatus, OpenPost
 from bot.db.database import Database
@@ -200,10 +199,10 @@ async def test_settle_is_idempotent(daily: DailyService, db: Database) -> None:
     post = await posted(daily)
     await daily.answers.record(post, 1, RIGHT)
     first = await daily.settling.settle(post.post_id)
-    streak_after_first = await Streaks(db).streak(GUILD, 1)
+    streak_after_first = await streaks_store.member_streak(db, GUILD, 1)
     again = await daily.settling.settle(post.post_id, now=NOW + timedelta(days=1))
     assert again == first
-    assert await Streaks(db).streak(GUILD, 1) == streak_after_first
+    assert await streaks_store.member_streak(db, GUILD, 1) == streak_after_first
     assert streak_after_first.current == 1
     assert await daily.posts.open() == []
 
@@ -218,7 +217,7 @@ async def test_concurrent_settle_from_two_processes_applies_once(
         daily.settling.settle(post.post_id), other.settling.settle(post.post_id)
     )
     assert a == b
-    streak = await Streaks(db).streak(GUILD, 1)
+    streak = await streaks_store.member_streak(db, GUILD, 1)
     assert (streak.current, streak.answered) == (1, 1)
 
 
@@ -236,10 +235,17 @@ async def test_streaks_end_on_wrong_and_missed_questions_at_settle(
         for user, choice in day_answers.items():
             await daily.answers.record(post, user, choice)
         summaries.append(await daily.settling.settle(post.post_id))
-    streaks = Streaks(db)
-    assert [(await streaks.streak(GUILD, user)).current for user in (1, 2, 3)] == [3, 0, 0]
-    assert [(await streaks.streak(GUILD, user)).longest for user in (1, 2, 3)] == [3, 2, 1]
-    user3 = await streaks.streak(GUILD, 3)
+    assert [(await streaks_store.member_streak(db, GUILD, user)).current for user in (1, 2, 3)] == [
+        3,
+        0,
+        0,
+    ]
+    assert [(await streaks_store.member_streak(db, GUILD, user)).longest for user in (1, 2, 3)] == [
+        3,
+        2,
+        1,
+    ]
+    user3 = await streaks_store.member_streak(db, GUILD, 3)
     assert (user3.answered, user3.correct) == (2, 1)
     assert summaries[1].new_bests == [(1, 2), (2, 2)]
     assert summaries[2].new_bests == [(1, 3)]
@@ -247,7 +253,7 @@ async def test_streaks_end_on_wrong_and_missed_questions_at_settle(
     post = await posted(daily, DAY + timedelta(days=5), 600, "mx-04")
     await daily.answers.record(post, 1, 1)
     await daily.settling.settle(post.post_id)
-    assert (await streaks.streak(GUILD, 1)).current == 4
+    assert (await streaks_store.member_streak(db, GUILD, 1)).current == 4
 
 
 async def test_milestone_reached_on_the_seventh_day(daily: DailyService) -> None:
@@ -326,8 +332,7 @@ async def test_answers_still_queued_at_the_reveal_count_in_it(daily: DailyServic
     assert all(isinstance(q, tuple) for q in queued)  # graded and queued, not yet committed
     summary = await daily.settling.settle(post.post_id)
     assert (summary.answered, summary.correct) == (50, 50)
-    streaks = Streaks(daily.db)
-    assert (await streaks.streak(GUILD, 120)).current == 1
+    assert (await streaks_store.member_streak(daily.db, GUILD, 120)).current == 1
 
 
 async def test_one_visibility_rule_refuses_another_servers_quiz_as_a_daily_topic(

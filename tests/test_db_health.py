@@ -228,7 +228,7 @@ async def test_backup_refuses_targets_that_would_lose_data(db_url: str, tmp_path
 async def test_alembic_by_hand_with_the_bots_async_url(db_url: str, tmp_path: Path) -> None:
     """`alembic upgrade head` as an operator runs it, given DATABASE_URL as it is."""
     ini = tmp_path / "alembic.ini"
-    ini.write_text(f"[alembic]\nscript_location = {ROOT / 'bot' / 'storage' / 'migrations'}\n")
+    ini.write_text(f"[alembic]\nscript_location = {ROOT / 'bot' / 'db' / 'migrations'}\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for command in (["upgrade", "head"], ["downgrade", "base"], ["upgrade", "head"]):
         proc = await asyncio.create_subprocess_exec(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.daily.answer_writer import AnswerWriter
+from bot.daily.answers_store import Pending, answer_writer
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.db.database import Database
 from bot.discord.runner import register_commands
@@ -51,7 +51,7 @@ async def test_the_writer_holds_answers_while_the_database_refuses_writes(
     """Another process holds the write lock through several of the writer's tries: no
     answer fails, each is written once, and the outage is logged once."""
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    writer = answer_writer(db)
     await writer.start()
     holder = sqlite3.connect(db_url.split("///", 1)[1], timeout=0, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
@@ -65,10 +65,10 @@ async def test_the_writer_holds_answers_while_the_database_refuses_writes(
     release = ReleaseAfterRetries(logging.DEBUG)
     logging.getLogger("quiztutor.storage").addHandler(release)
     try:
-        futures = [writer.enqueue(post_id, user, 0, True, NOW) for user in range(50)]
+        futures = [writer.submit(Pending(post_id, user, 0, True, NOW)) for user in range(50)]
         assert await asyncio.wait_for(asyncio.gather(*futures), WAIT) == [True] * 50
         assert writer.held_retries >= 4
-        again = writer.enqueue(post_id, 3, 1, False, NOW)  # a second answer is no answer
+        again = writer.submit(Pending(post_id, 3, 1, False, NOW))  # a second answer is no answer
         assert await asyncio.wait_for(again, WAIT) is False
     finally:
         logging.getLogger("quiztutor.storage").removeHandler(release)

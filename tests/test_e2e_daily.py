@@ -17,6 +17,7 @@ from sqlmodel import col
 
 from bot.common.schedule import next_post_at
 from bot.common.times import utcnow
+from bot.daily import streaks_store
 from bot.daily.configs import schedule_for
 from bot.daily.jobs import guild_job_id
 from bot.daily.reaction_rules import ANSWER_EMOJI
@@ -168,9 +169,12 @@ async def test_now_reactions_and_reveal(discord_fake: FakeDiscord, start_bot: St
         # The reveal offers the question's demo.
         question = bot.services.bank.question(post.question_id)
         assert f"demo:{question.demo}" in answer.custom_ids()
-        streaks = bot.services.streaks
-        assert (await streaks.streak(fake.guild.id, bob.id)).current == 1
-        assert (await streaks.streak(fake.guild.id, citra.id)).current == 0
+        assert (
+            await streaks_store.member_streak(bot.services.db, fake.guild.id, bob.id)
+        ).current == 1
+        assert (
+            await streaks_store.member_streak(bot.services.db, fake.guild.id, citra.id)
+        ).current == 0
 
         # Closed: later reactions are ignored, and there is nothing left to reveal.
         await fake.react(message, fake.admin, ANSWER_EMOJI[right])

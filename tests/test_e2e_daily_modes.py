@@ -15,6 +15,7 @@ from sqlmodel import col, select
 
 from bot.common.text import clip
 from bot.common.times import utcnow
+from bot.daily import streaks_store
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import BUTTONS, REACTIONS
 from bot.db.tables.daily import DailyPost
@@ -140,9 +141,12 @@ async def test_both_answer_modes_grade_streak_review_count_and_reveal_alike(
             assert late.ephemeral and "closed" in late.content
         assert dora.id not in await answers(bot, post.id)  # type: ignore[arg-type]
 
-        streaks = bot.services.streaks
-        assert (await streaks.streak(fake.guild.id, bob.id)).current == 1
-        assert (await streaks.streak(fake.guild.id, citra.id)).current == 0
+        assert (
+            await streaks_store.member_streak(bot.services.db, fake.guild.id, bob.id)
+        ).current == 1
+        assert (
+            await streaks_store.member_streak(bot.services.db, fake.guild.id, citra.id)
+        ).current == 0
         async with bot.services.db.session() as session:
             cards = (
                 await session.exec(

@@ -10,7 +10,6 @@ from fsrs import Rating
 
 from bot.daily.choice_rules import KNOWN, WEAK, choose
 from bot.daily.configs_store import save
-from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.learning.activity_rules import runs, window_start
 from bot.learning.cards_store import record_grades
@@ -83,8 +82,7 @@ async def test_answers_count_once_per_day_of_the_servers_timezone_and_true_reten
     assert await answer(q2, True, later, "d") == 1
     assert await answer(q1, False, later, "a") == 0  # the same source again: not counted
 
-    streaks = Streaks(db)
-    progress = ProgressReports(db, bank, streaks, Reviews(db, bank), clock=lambda: later)
+    progress = ProgressReports(db, bank, Reviews(db, bank), clock=lambda: later)
     habit = await progress.habit(U, G, None)
     assert habit.target == 0.85
     jakarta_days = {date(2026, 6, 2): 2, date(2026, 6, 22): 2}

@@ -17,10 +17,10 @@ from sqlalchemy.exc import OperationalError
 from bot.db.database import Database
 from bot.db.retry import outage
 from bot.db.tables.live import LiveQuestion
-from bot.live import answer_writer
+from bot.live import answers_store
 from bot.live import steps_store as steps
 from bot.live import store as live_rows
-from bot.live.answer_writer import Outcome
+from bot.live.answers_store import LivePending, Outcome
 from bot.live.rounds import LiveRounds
 from bot.quizbank import QuizBank
 from testkit.standin.server import FakeDiscord
@@ -64,8 +64,10 @@ async def test_a_press_written_late_is_judged_and_scored_at_its_moment(
                     closes_at=snap.now - timedelta(seconds=1),
                 )
             )
-        then = live.writer.submit(round_id, 1, 201, 2, 0, True, SECONDS, time.monotonic() - 5)
-        now = live.writer.submit(round_id, 1, 202, 1, 1, False, SECONDS)
+        then = live.writer.submit(
+            LivePending(round_id, 1, 201, 2, 0, True, SECONDS, time.monotonic() - 5)
+        )
+        now = live.writer.submit(LivePending(round_id, 1, 202, 1, 1, False, SECONDS))
         counted, late = await asyncio.gather(then, now)
     finally:
         await live.close()
@@ -83,23 +85,24 @@ async def test_presses_the_writer_cannot_write_fail_without_a_traceback_and_it_g
     """The database stays away past the writer's tries: each press of the batch fails
     (the member is asked to try again), the outage is noted once, and the writer takes
     the next press once the database is back."""
-    monkeypatch.setattr("bot.db.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
+    monkeypatch.setattr("bot.db.retry.MAX_DELAY_S", 0.001)  # quick tries
+    monkeypatch.setattr("bot.live.answers_store.HOLD_S", 0.3)  # and its 30 s of them, short
     monkeypatch.setattr(outage, "since", None)
     caplog.set_level(logging.DEBUG, logger="quiztutor.storage")
     live = LiveRounds(db, bank)
     await live.start()
     try:
         round_id = await open_question(live)
-        write_batch = answer_writer.write_batch
+        statements = answers_store.statements
 
         def away(*args: object) -> object:
             raise OperationalError("INSERT INTO live_answer ...", {}, ConnectionRefusedError(111))
 
-        monkeypatch.setattr(answer_writer, "write_batch", away)
+        monkeypatch.setattr(answers_store, "statements", away)
         with pytest.raises(OperationalError):
-            await live.writer.submit(round_id, 1, 201, 0, 0, True, SECONDS)
-        monkeypatch.setattr(answer_writer, "write_batch", write_batch)
-        again = await live.writer.submit(round_id, 1, 201, 1, 1, False, SECONDS)
+            await live.writer.submit(LivePending(round_id, 1, 201, 0, 0, True, SECONDS))
+        monkeypatch.setattr(answers_store, "statements", statements)
+        again = await live.writer.submit(LivePending(round_id, 1, 201, 1, 1, False, SECONDS))
     finally:
         await live.close()
     assert (again.outcome, again.position) == (Outcome.COUNTED, 1)
@@ -146,7 +149,8 @@ async def test_a_database_that_stays_away_gets_a_try_again_not_a_traceback(
 ) -> None:
     fake = discord_fake
     host, citra, _ = fake.users_list
-    monkeypatch.setattr("bot.db.retry.MAX_DELAY_S", 0.001)  # its ~30 s of tries, at once
+    monkeypatch.setattr("bot.db.retry.MAX_DELAY_S", 0.001)  # quick tries
+    monkeypatch.setattr("bot.live.answers_store.HOLD_S", 0.3)  # and its 30 s of them, short
     monkeypatch.setattr(outage, "since", None)  # (restored: no outage leaks to other tests)
 
     async def refused(db: Database, round_id: int, user_id: int) -> bool:

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WAIT = 20.0
 
 SCRIPT = ScriptDirectory.from_config(alembic_config())
-# Oldest first; a new file in bot/storage/migrations/versions is picked up without editing this test.
+# Oldest first; a new file in bot/db/migrations/versions is picked up without editing this test.
 REVISIONS = [r.revision for r in reversed(list(SCRIPT.walk_revisions("base", "heads")))]
 
 

@@ -8,7 +8,6 @@ import pytest
 from fsrs import Rating
 
 from bot.daily.service import DailyService
-from bot.daily.streaks import Streaks
 from bot.db.database import Database
 from bot.learning.review_rules import review
 from bot.quiz.sessions import QuizSessions
@@ -63,7 +62,7 @@ async def test_progress_counts_graded_answers_per_topic_and_reviews_due(
     house = await sessions.start(USER, OTHER_GUILD, "house", 1, "en")
     await sessions.answer(house.id, USER, (house.choice_orders[0].index(0) + 1) % 3)
 
-    reports = ProgressReports(db, full_bank, Streaks(db), sessions.reviews, clock=clock)
+    reports = ProgressReports(db, full_bank, sessions.reviews, clock=clock)
     progress = await reports.of(USER, GUILD)
     assert progress.topics == [TopicAccuracy("accum", 3, 1), TopicAccuracy("mixed", 1, 1)]
     assert progress.streak is not None

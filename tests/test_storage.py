@@ -14,7 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlmodel import SQLModel, col, select
 
-from bot.daily.answer_writer import AnswerWriter
+from bot.daily.answers_store import Pending, answer_writer
 from bot.db.backup import backup
 from bot.db.database import Database
 from bot.db.tables.daily import DailyAnswer, DailyPost, GuildDailyConfig
@@ -90,17 +90,17 @@ async def test_timestamps_come_back_aware_utc(db: Database) -> None:
 
 async def test_writer_first_answer_wins_and_reports_duplicates(db: Database) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    writer = answer_writer(db)
     await writer.start()
     try:
         # Submitted together they share a batch: queue order decides the winner.
         results = await asyncio.gather(
-            writer.submit(post_id, 10, 2, False, NOW),
-            writer.submit(post_id, 10, 1, True, NOW),
-            writer.submit(post_id, 11, 0, False, NOW),
+            writer.submit(Pending(post_id, 10, 2, False, NOW)),
+            writer.submit(Pending(post_id, 10, 1, True, NOW)),
+            writer.submit(Pending(post_id, 11, 0, False, NOW)),
         )
         assert results == [True, False, True]
-        assert await writer.submit(post_id, 11, 1, True, NOW) is False
+        assert await writer.submit(Pending(post_id, 11, 1, True, NOW)) is False
     finally:
         await writer.close()
     async with db.session() as session:
@@ -115,10 +115,10 @@ async def test_writer_acknowledges_only_after_commit(
     db: Database, open_db: Callable[[], Awaitable[Database]]
 ) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    writer = answer_writer(db)
     await writer.start()
     results = await asyncio.gather(
-        *(writer.submit(post_id, user, 0, True, NOW) for user in range(1200))
+        *(writer.submit(Pending(post_id, user, 0, True, NOW)) for user in range(1200))
     )
     await writer.close()
     assert all(results)
@@ -130,13 +130,15 @@ async def test_writer_acknowledges_only_after_commit(
 
 async def test_writer_failure_reaches_submitter_and_writer_survives(db: Database) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    writer = answer_writer(db)
     await writer.start()
     try:
         # A post that does not exist violates the foreign key.
-        failed = await asyncio.gather(writer.submit(9999, 1, 0, True, NOW), return_exceptions=True)
+        failed = await asyncio.gather(
+            writer.submit(Pending(9999, 1, 0, True, NOW)), return_exceptions=True
+        )
         assert isinstance(failed[0], Exception)
-        assert await writer.submit(post_id, 1, 0, True, NOW) is True
+        assert await writer.submit(Pending(post_id, 1, 0, True, NOW)) is True
     finally:
         await writer.close()
 
@@ -156,7 +158,7 @@ async def test_writer_first_submission_wins_for_every_batch_size(db: Database) -
     """Batches of 1..9 answers (statements are padded to powers of two by repeating the
     last row): each member's first answer is stored and acknowledged, repeats are not."""
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    writer = answer_writer(db)
     await writer.start()
     expected: dict[int, int] = {}
     acknowledged: list[bool] = []
@@ -173,7 +175,7 @@ async def test_writer_first_submission_wins_for_every_batch_size(db: Database) -
                     user += 1
                     batch.append((user, k % 2))
             results = await asyncio.gather(
-                *(writer.submit(post_id, u, c, c == 0, NOW) for u, c in batch)
+                *(writer.submit(Pending(post_id, u, c, c == 0, NOW)) for u, c in batch)
             )
             for (u, c), new in zip(batch, results, strict=True):
                 first.append(u not in expected)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.daily.answer_writer import AnswerWriter
+from bot.daily.answers_store import Pending, answer_writer
 from bot.db.database import Database, sqlite_path
 from tests.support.db import NOW, make_post
 
@@ -28,12 +28,12 @@ def wal_bytes(db: Database) -> int:
 
 async def test_the_wal_stays_small_while_the_writer_commits(db: Database) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db, gather_s=0.0)  # one transaction per answer: the worst case
+    writer = answer_writer(db, gather_s=0.0)  # one transaction per answer: the worst case
     writer.checkpoint_every_s = 0.0  # a checkpoint after every commit
     await writer.start()
     try:
         for user in range(TRANSACTIONS):
-            assert await writer.submit(post_id, user, 0, True, NOW) is True
+            assert await writer.submit(Pending(post_id, user, 0, True, NOW)) is True
         assert writer.transactions == TRANSACTIONS
     finally:
         await writer.close()

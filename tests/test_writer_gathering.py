@@ -12,7 +12,7 @@ import asyncio
 
 from sqlalchemy import text
 
-from bot.daily.answer_writer import AnswerWriter
+from bot.daily.answers_store import Pending, answer_writer
 from bot.db.database import Database
 from tests.support.db import NOW, make_post
 
@@ -36,16 +36,16 @@ async def test_a_trickle_of_answers_shares_transactions(db: Database) -> None:
     post_id = await make_post(db)
     clock = Ticks()
     # A window nobody sits out: only MIN_BATCH, flush or close end a gathering here.
-    writer = AnswerWriter(db, gather_s=60.0, clock=clock)
+    writer = answer_writer(db, gather_s=60.0, clock=clock)
     await writer.start()
     try:
         # The first answer of a quiet writer is isolated: written at once, alone.
-        assert await asyncio.wait_for(writer.submit(post_id, 0, 0, True, NOW), 10) is True
+        assert await asyncio.wait_for(writer.submit(Pending(post_id, 0, 0, True, NOW)), 10) is True
         assert writer.transactions == 1
         futures = []
         for user in range(1, 30):  # then a trickle: each within the window of the one before
             clock.now += 0.001
-            futures.append(writer.enqueue(post_id, user, 0, True, NOW))
+            futures.append(writer.submit(Pending(post_id, user, 0, True, NOW)))
             await asyncio.sleep(0)  # the writer runs between arrivals
         await asyncio.wait_for(writer.flush(), 10)
         assert [f.result() for f in futures] == [True] * 29
@@ -60,12 +60,12 @@ async def test_a_trickle_of_answers_shares_transactions(db: Database) -> None:
 async def test_answers_apart_by_more_than_the_window_are_no_trickle(db: Database) -> None:
     post_id = await make_post(db)
     clock = Ticks()
-    writer = AnswerWriter(db, gather_s=60.0, clock=clock)
+    writer = answer_writer(db, gather_s=60.0, clock=clock)
     await writer.start()
     try:
         for user in range(3):
             clock.now += 61  # a minute apart: each is written at once, on its own
-            assert await asyncio.wait_for(writer.submit(post_id, user, 0, True, NOW), 10)
+            assert await asyncio.wait_for(writer.submit(Pending(post_id, user, 0, True, NOW)), 10)
         assert writer.transactions == 3
     finally:
         await writer.close()
@@ -73,15 +73,15 @@ async def test_answers_apart_by_more_than_the_window_are_no_trickle(db: Database
 
 async def test_flush_and_close_cut_a_gathering_short(db: Database) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db, gather_s=60.0)  # a wait nobody may sit out
+    writer = answer_writer(db, gather_s=60.0)  # a wait nobody may sit out
     await writer.start()
     try:
         # Back to back: the second one marks a trickle, so the writer gathers.
-        first = [writer.enqueue(post_id, user, 0, True, NOW) for user in (1, 2)]
+        first = [writer.submit(Pending(post_id, user, 0, True, NOW)) for user in (1, 2)]
         await asyncio.wait_for(writer.flush(), 10)
         assert all(f.done() and f.result() is True for f in first)
         assert await count_answers(db) == 2
-        last = [writer.enqueue(post_id, user, 0, True, NOW) for user in (3, 4)]
+        last = [writer.submit(Pending(post_id, user, 0, True, NOW)) for user in (3, 4)]
     finally:
         await asyncio.wait_for(writer.close(), 10)
     assert all(f.done() and f.result() is True for f in last)
@@ -90,10 +90,10 @@ async def test_flush_and_close_cut_a_gathering_short(db: Database) -> None:
 
 async def test_an_isolated_answer_does_not_wait(db: Database) -> None:
     post_id = await make_post(db)
-    writer = AnswerWriter(db, gather_s=60.0)
+    writer = answer_writer(db, gather_s=60.0)
     await writer.start()
     try:
-        assert await asyncio.wait_for(writer.submit(post_id, 1, 0, True, NOW), 10) is True
+        assert await asyncio.wait_for(writer.submit(Pending(post_id, 1, 0, True, NOW)), 10) is True
     finally:
         await writer.close()
 
@@ -104,10 +104,10 @@ async def test_a_broken_writer_connection_is_replaced_without_losing_the_answer(
     # The writer keeps its connection between batches; when the database drops it
     # (a restart, an idle timeout), the next batch must still be written.
     post_id = await make_post(db)
-    writer = AnswerWriter(db)
+    writer = answer_writer(db)
     await writer.start()
     try:
-        assert await writer.submit(post_id, 1, 0, True, NOW) is True
+        assert await writer.submit(Pending(post_id, 1, 0, True, NOW)) is True
         if writer._thread is not None:  # a SQLite file: sqlite3 in the writer's own thread
             assert writer._sync_conn is not None
             dbapi = writer._sync_conn.connection.dbapi_connection
@@ -118,7 +118,7 @@ async def test_a_broken_writer_connection_is_replaced_without_losing_the_answer(
             assert held is not None
             raw = await held.get_raw_connection()
             await raw.driver_connection.close()
-        assert await asyncio.wait_for(writer.submit(post_id, 2, 0, True, NOW), 10) is True
+        assert await asyncio.wait_for(writer.submit(Pending(post_id, 2, 0, True, NOW)), 10) is True
     finally:
         await writer.close()
     assert await count_answers(db) == 2

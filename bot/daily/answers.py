@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from bot.daily import configs_store, posts_store
-from bot.daily.answer_writer import AnswerWriter
+from bot.daily.answers_store import AnswerWriter, Pending
 from bot.daily.open_posts import OpenPosts
 from bot.daily.questions import instance_grading
 from bot.daily.types import BUTTONS, AnswerStatus, DailyAnswerOutcome, OpenPost, written_choice
@@ -107,7 +107,7 @@ class DailyAnswers:
         if choice is None or not 0 <= choice < n_choices:
             return DailyAnswerOutcome(AnswerStatus.INVALID)
         correct = choice == answer
-        return correct, self.writer.enqueue(post.post_id, user_id, choice, correct, now)
+        return correct, self.writer.submit(Pending(post.post_id, user_id, choice, correct, now))
 
     async def button_post(self, message_id: int, channel_id: int, post_id: int) -> OpenPost | None:
         """The open buttons post a press came from; None when it is closed (or forged).
@@ -155,7 +155,7 @@ class DailyAnswers:
         # Submitted together, they reach the writer's queue (and the INSERT) in order.
         results = await asyncio.gather(
             *(
-                self.writer.submit(post_id, user, choice, choice == answer, now)
+                self.writer.submit(Pending(post_id, user, choice, choice == answer, now))
                 for user, choice in valid
             )
         )

@@ -1,4 +1,5 @@
-"""The answer writer's SQL: one multi-row insert per batch, compiled once per size.
+"""The daily answers' writer (`answer_writer`, the one batch writer of `bot.db.batch_writer`)
+and its SQL: one multi-row insert per batch, compiled once per size.
 
 `INSERT ... VALUES (..) x rows ON CONFLICT DO NOTHING RETURNING post_id, user_id`,
 built with SQLAlchemy Core's dialect-aware insert (SQLite and PostgreSQL both have
@@ -8,10 +9,11 @@ at the driver level on a synchronous connection (`insert_rows`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -21,23 +23,57 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
 from bot.common.times import naive_utc
+from bot.db.batch_writer import BatchWriter
+from bot.db.database import Database
 
+# A batch holds at most this many answers.
+MAX_BATCH = 5000
+# Gathering a trickle: at most this long (or until the writer's MIN_BATCH are queued).
+# 12 ms: fewer transactions at a steady 500/s (7 rows each instead of 4.7 at 8 ms) for a
+# grading p50 of 7 ms, within its 10 ms budget (`bench.steady`).
+GATHER_S = 0.012
 # Rows per multi-VALUES statement (5 bound values per row: well under SQLite's 32766
 # variables per statement and PostgreSQL's 32767 parameters).
 ROWS_PER_STATEMENT = 512
 COLUMNS = ("post_id", "user_id", "choice", "correct", "answered_at")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Pending:
-    """One queued answer; `future` resolves once its batch is committed."""
+    """One answer for the writer."""
 
     post_id: int
     user_id: int
     choice: int
     correct: bool
     answered_at: datetime
-    future: asyncio.Future[bool] = field(repr=False)
+
+
+AnswerWriter = BatchWriter[Pending, bool]
+
+
+def answer_writer(
+    db: Database, gather_s: float = GATHER_S, clock: Callable[[], float] = time.monotonic
+) -> AnswerWriter:
+    """The daily answers' writer: `await writer.submit(Pending(...))` is True when it was
+    the member's first answer to the post (the first submission of a key wins). Held
+    through a database outage without a limit: the reactions stay on Discord's messages."""
+    return BatchWriter(
+        db, write_answers, name="answer-writer", max_batch=MAX_BATCH, gather_s=gather_s,
+        warm=compile_all, clock=clock,
+    )  # fmt: skip
+
+
+def write_answers(conn: Connection, batch: list[Pending]) -> list[bool]:
+    """One transaction (`insert_rows`); for each answer, whether it was the first."""
+    inserted = insert_rows(conn, batch)
+    firsts = []
+    # Both databases insert VALUES rows in order, so the first submission of a key won.
+    for pending in batch:
+        key = (pending.post_id, pending.user_id)
+        firsts.append(key in inserted)
+        inserted.discard(key)
+    return firsts
 
 
 _COMPILED: dict[tuple[str, str, str, int], tuple[str, tuple[int, ...] | None]] = {}

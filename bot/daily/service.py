@@ -12,8 +12,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.common.times import utcnow
-from bot.daily.answer_writer import AnswerWriter
 from bot.daily.answers import DailyAnswers
+from bot.daily.answers_store import answer_writer
 from bot.daily.configs import DailyConfigs
 from bot.daily.open_posts import OpenPosts
 from bot.daily.posts import DailyPosts
@@ -34,7 +34,7 @@ class DailyService:
         self.db = db
         self.bank = bank
         self.clock = clock
-        self.writer = AnswerWriter(db)
+        self.writer = answer_writer(db)
         self.open_posts = OpenPosts()
         self.configs = DailyConfigs(db, bank, clock, self.open_posts)
         self.posts = DailyPosts(db, bank, clock, self.open_posts, pool)

@@ -12,8 +12,8 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.daily.answer_writer import AnswerWriter
 from bot.daily.answers import DailyAnswers
+from bot.daily.answers_store import AnswerWriter
 from bot.daily.open_posts import OpenPosts
 from bot.daily.settle_store import SettleBlocked, grade_post, settle_post, ungraded_posts
 from bot.daily.types import RevealSummary

@@ -3,7 +3,9 @@ restarting) are retried.
 
 A daily job that meets a busy database must not lose what it was doing (a message may
 already be in the channel): `retry_transient` runs the step again with backoff, and
-only gives up after about half a minute, when the error is no longer passing.
+only gives up after about half a minute, when the error is no longer passing. The one
+policy (which errors, the backoff, the once-logged outage) is `holding`, on tenacity;
+the batch writer (`bot.db.batch_writer`) holds its batches with it too.
 
 An outage is logged once (`outage`): the first failure as a warning, the retries that
 follow at debug level, and the first success after it with how long it lasted.
@@ -11,13 +13,19 @@ follow at debug level, and the first success after it with how long it lasted.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
 
 log = logging.getLogger("quiztutor.storage")
 
@@ -80,24 +88,46 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException, **extra: 
         logger.error("%s failed", what, exc_info=exc, extra=extra or None)
 
 
+def backoff() -> wait_exponential:
+    """The one backoff between tries of a database step: 0.05, 0.1, 0.2 ... capped at 2 s."""
+    return wait_exponential(multiplier=FIRST_DELAY_S, max=MAX_DELAY_S)
+
+
+def holding(
+    what: str,
+    stop: Callable[[RetryCallState], bool],
+    before_retry: Callable[[], Awaitable[None]] | None = None,
+) -> AsyncRetrying:
+    """Tries of a database step while its errors are transient, with `backoff`, until
+    `stop` says so; the outage is logged once (`outage`). `before_retry` runs before each
+    new try (e.g. to drop a broken connection)."""
+
+    async def before_sleep(state: RetryCallState) -> None:
+        assert state.outcome is not None
+        exc = state.outcome.exception()
+        assert exc is not None
+        outage.failed(what, exc)
+        if before_retry is not None:
+            await before_retry()
+
+    return AsyncRetrying(
+        retry=retry_if_exception(is_transient),
+        wait=backoff(),
+        stop=stop,
+        before_sleep=before_sleep,
+        reraise=True,
+    )
+
+
 async def retry_transient(
     step: Callable[[], Awaitable[T]],
     what: str,
     *,
     tries: int = TRIES,
-    first_delay_s: float = FIRST_DELAY_S,
 ) -> T:
-    delay = first_delay_s
-    for attempt in range(1, tries + 1):
-        try:
+    """`step()`, tried again while its error is transient: `tries` tries (~30 s)."""
+    async for attempt in holding(what, stop_after_attempt(tries)):
+        with attempt:
             result = await step()
-        except Exception as exc:
-            if attempt == tries or not is_transient(exc):
-                raise
-            outage.failed(what, exc)
-        else:
-            outage.recovered()
-            return result
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, MAX_DELAY_S)
-    raise AssertionError("unreachable")
+    outage.recovered()
+    return result

@@ -1,6 +1,8 @@
-"""The live answer writer's transaction (`bot.live.answer_writer`): synchronous, so
-it runs whole in the writer's own thread on a SQLite file (one hand-off per batch) and
-through `AsyncConnection.run_sync` on PostgreSQL.
+"""Live answers, written in batches by the one batch writer (`bot.db.batch_writer`; built
+here by `answer_writer`): a thousand members pressing within seconds cost a few
+transactions, not a thousand; a press is acknowledged once its answer is committed or
+refused. The transaction (`write_batch`) is synchronous, so it runs whole in the
+writer's own thread on a SQLite file and through `AsyncConnection.run_sync` on PostgreSQL.
 
 Per question in the batch: take the question's row first (`UPDATE ... RETURNING`:
 PostgreSQL's row lock, SQLite's write lock), so a concurrent close either sees these
@@ -16,8 +18,8 @@ which SQLAlchemy sends as multi-row INSERTs compiled once ("insertmanyvalues").
 
 from __future__ import annotations
 
-import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -28,7 +30,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
+from bot.db.batch_writer import BatchWriter
 from bot.db.clock import db_now_sync
+from bot.db.database import Database
 from bot.db.tables.live import LiveAnswer, LivePlayer, LiveQuestion
 from bot.live.rules import QuestionStatus, points
 
@@ -57,21 +61,43 @@ class LivePending:
     choice: int  # as written
     correct: bool
     seconds: int  # the question's time
-    future: asyncio.Future[Recorded] = field(repr=False)
-    arrived: float = field(default_factory=time.monotonic)  # the press's moment, monotonic
+    # The press's moment (monotonic): judged then by the database's clock, however late
+    # it is written (a database away for a while).
+    arrived: float = field(default_factory=time.monotonic)
 
 
-Result = tuple[list[Recorded], dict[tuple[int, int], int]]
+MAX_BATCH = 2000
+# A press held through a database outage is refused ("try again") after this long.
+HOLD_S = 30.0
+
+LiveAnswerWriter = BatchWriter[LivePending, Recorded]
 
 
-def write_batch(conn: Connection, batch: list[LivePending]) -> Result:
-    """Write a batch in one transaction: each press's outcome, in order, and each
-    question's count afterwards."""
+def answer_writer(db: Database, on_count: Callable[[int, int, int], None]) -> LiveAnswerWriter:
+    """The live answers' writer; `on_count(round_id, number, answered)` hears each
+    question's count after a batch that counted answers to it (the driver's wake-up)."""
+
+    def committed(batch: list[LivePending], results: list[Recorded]) -> None:
+        counts: dict[tuple[int, int], int] = {}
+        for pending, recorded in zip(batch, results, strict=True):
+            if recorded.outcome is Outcome.COUNTED:
+                key = (pending.round_id, pending.number)
+                counts[key] = max(counts.get(key, 0), recorded.answered)
+        for (round_id, number), answered in counts.items():
+            on_count(round_id, number, answered)
+
+    return BatchWriter(
+        db, write_batch, name="live-answer-writer", max_batch=MAX_BATCH, hold_s=HOLD_S,
+        on_commit=committed,
+    )  # fmt: skip
+
+
+def write_batch(conn: Connection, batch: list[LivePending]) -> list[Recorded]:
+    """Write a batch in one transaction: each press's outcome, in order."""
     groups: dict[tuple[int, int], list[LivePending]] = {}
     for pending in batch:
         groups.setdefault((pending.round_id, pending.number), []).append(pending)
     decided: dict[int, Recorded] = {}  # id(pending) -> outcome
-    counts: dict[tuple[int, int], int] = {}
     sql = statements(conn.dialect.name)
     with conn.begin():
         now: datetime | None = None
@@ -97,13 +123,12 @@ def write_batch(conn: Connection, batch: list[LivePending]) -> Result:
                     answered = _insert(
                         conn, sql, in_time, row.opened_at, moments, answered, decided
                     )
-                    counts[(round_id, number)] = answered
                 for pending in items:
                     decided.setdefault(id(pending), Recorded(Outcome.LATE, answered=answered))
                 continue
             for pending in items:
                 decided[id(pending)] = refused
-    return [decided[id(p)] for p in batch], counts
+    return [decided[id(p)] for p in batch]
 
 
 def _insert(

@@ -3,7 +3,7 @@ stop, see their result; the server's language for rounds. Discord-free.
 
 The round's progress (questions, reveals, the scoreboard) is the driver's
 (`bot.live.driver`); this service tells it when something changed here.
-Answers go through the batched writer (`bot.live.answer_writer`).
+Answers go through the batched writer (`bot.live.answers_store.answer_writer`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from bot.demos.generated import InstancePool
 from bot.live import results_store as results
 from bot.live import steps_store as steps
 from bot.live import store as rows
-from bot.live.answer_writer import LiveAnswerWriter, Recorded
+from bot.live.answers_store import LivePending, Recorded, answer_writer
 from bot.live.rules import (
     DEFAULT_QUESTIONS,
     DEFAULT_SECONDS,
@@ -86,7 +86,7 @@ class LiveRounds:
         self.bank = bank
         self.max_rounds = max_rounds
         self.pool = pool  # ready generated instances; None: written questions only
-        self.writer = LiveAnswerWriter(db, on_commit=self._answered)
+        self.writer = answer_writer(db, on_count=self._answered)
         self._info: LRUCache[int, RoundInfo] = LRUCache(maxsize=1024)
         # Set by the driver of this process: a round changed here, look at it now.
         self.on_change: Callable[[int], None] = lambda round_id: None
@@ -261,9 +261,10 @@ class LiveRounds:
         if not 0 <= position < len(order):
             raise UserError("live.unknown_round")
         correct = order[position] == question.answer
-        recorded = await self.writer.submit(
+        press = LivePending(
             round_id, number, user_id, position, order[position], correct, info.seconds, arrived
         )
+        recorded = await self.writer.submit(press)
         return Answered(recorded, recorded.position)
 
     async def join(self, round_id: int, user_id: int, channel_id: int | None) -> bool:

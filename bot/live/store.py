@@ -5,7 +5,7 @@ transaction), the round's end, joining, and the reads behind reveals and scorebo
 Every time that matters is the database's (`db_now`), read in the transaction that
 decides. Every change is a conditional UPDATE on the state it was decided against, so
 two processes (or a process and its restarted self) cannot both make it. The answers
-themselves are written in batches by `bot.live.answer_writer`.
+themselves are written in batches by `bot.live.answers_store`.
 """
 
 from __future__ import annotations

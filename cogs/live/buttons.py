@@ -15,7 +15,7 @@ import discord
 
 from bot.common.errors import UserError
 from bot.common.i18n import t
-from bot.live.answer_writer import Outcome
+from bot.live.answers_store import Outcome
 from bot.live.rules import PREFIX, ButtonRef, Press, parse_button
 from cogs.common import interaction_locale, services_of
 from cogs.live.embeds import result_text
