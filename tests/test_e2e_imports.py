@@ -45,7 +45,7 @@ async def test_gift_csv_and_aiken_uploads(discord_fake: FakeDiscord, start_bot: 
             "✅ Imported **week-3** (`week-3`, 2 question(s)) from GIFT. The other language"
         )
         assert (
-            "Skipped (1), a type quizzes do not have:\n```\nweek-3.gift:7: skipped: a true/false question"
+            "Skipped (1), not imported:\n```\nweek-3.gift:7: skipped: a true/false question"
             in reply
         )
         source = (await stored(bot))["week-3"]
@@ -72,7 +72,7 @@ async def test_gift_csv_and_aiken_uploads(discord_fake: FakeDiscord, start_bot: 
         bad = b"Q?\nA. x\nB. y\nANSWER: Z\n"
         res = await fake.slash(fake.admin, "quizadmin add", file=("bad.aiken", bad))
         text = (await res.wait_original(done)).content
-        assert "bad.aiken:4: ANSWER: Z is not one of the choices' letters" in text
+        assert "bad.aiken:4: skipped: ANSWER: Z is not one of the choices' letters" in text
         assert "bad" not in await stored(bot)
 
         # The community quizzes' ids are reserved: an upload cannot take them.
