@@ -124,7 +124,10 @@ def test_gift_questions_separated_by_blank_lines_are_skipped_one_by_one() -> Non
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~y", "3: a { or } is missing around the answers"),
+        (
+            "::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~y",
+            "3: a { or } is missing around the answers",
+        ),
         ("::a:: Which? {=x ~y}\n\n::b:: Which? {~x ~y}", "3: no right answer: mark it with ="),
         ("::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~X}", "3: choices A and B are the same"),
         (
@@ -135,7 +138,10 @@ def test_gift_questions_separated_by_blank_lines_are_skipped_one_by_one() -> Non
             f"::a:: Which? {{=x ~y}}\n\n::b:: Which? {{=x ~{'y' * 206}}}",
             "3: choice B is 206 characters; the limit is 200",
         ),
-        ("::a:: Which? {=x ~y}\n\n::b:: Which? {=x =y ~z}", "3: skipped: a question with several right answers"),
+        (
+            "::a:: Which? {=x ~y}\n\n::b:: Which? {=x =y ~z}",
+            "3: skipped: a question with several right answers",
+        ),
     ],
 )
 def test_a_bad_question_is_skipped_with_its_reason_and_strict_imports_nothing(
@@ -207,7 +213,7 @@ def test_aiken_problems_have_their_line(text: str, problem: str) -> None:
     good = "Good?\nA. yes\nB. no\nANSWER: A\n\n"
     result = import_text(good + text, "aiken", file="f.aiken", locale="en")
     assert [q.prompt["en"] for q in result.quiz.questions] == ["Good?"]
-    skipped = [str(p) for p in result.skipped][0]
+    skipped = str(result.skipped[0])
     line = int(problem.split(":")[1]) + 5
     assert skipped.startswith(f"f.aiken:{line}: skipped: {problem.split(': ', 1)[1]}")
 
@@ -247,7 +253,7 @@ def test_csv_problems_have_their_line_and_strict_imports_nothing(text: str, prob
     if "header" not in problem:  # the good rows import, the bad one is listed
         result = import_text(text, "csv", file="s.csv", locale="en")
         assert len(result.quiz.questions) == 2
-        assert [str(p) for p in result.skipped][0].startswith(problem.replace(": ", ": skipped: ", 1))
+        assert str(result.skipped[0]).startswith(problem.replace(": ", ": skipped: ", 1))
 
 
 def test_the_format_is_detected_by_extension_then_content() -> None:

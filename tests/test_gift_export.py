@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.core.quizbank import QuizBank
+from bot.core.quizbank import Question, QuizBank
 from bot.core.quizbank.formats import import_text, to_gift
 from bot.core.quizbank.formats.common import split_explanation
 
@@ -99,7 +99,7 @@ def moodle_read(gift: str) -> list[MoodleQuestion]:
             part = part.strip()
             if part.startswith("="):
                 fraction, part = 1.0, part[1:]
-            elif found := _WEIGHT.match(part):
+            elif _WEIGHT.match(part):
                 part = part[1:]
                 fraction = float(part[: part.find("%")]) / 100
                 part = part[part.find("%") + 1 :]
@@ -147,7 +147,7 @@ def test_export_writes_names_feedback_and_markdown_only_where_markdown() -> None
         assert_moodle_reads(question, read, "en")
 
 
-def assert_moodle_reads(question, read: MoodleQuestion, locale: str) -> None:  # type: ignore[no-untyped-def]
+def assert_moodle_reads(question: Question, read: MoodleQuestion, locale: str) -> None:
     """Moodle reads back the same question: name, id, texts, the right answer, feedback."""
     choices = question.choice_texts(locale)
     general, feedback = split_explanation(question.text("explanation", locale), choices)

@@ -129,7 +129,9 @@ class AdminCog(commands.Cog):
             text += "\n" + t("admin.skipped", locale, count=len(added.skipped), problems=skipped)
         if added.notes:
             count = len(added.notes)
-            notes = t("admin.import_notes", locale, count=count, problems=problems_text(added.notes))
+            notes = t(
+                "admin.import_notes", locale, count=count, problems=problems_text(added.notes)
+            )
             fits = len(text) + len(notes) < 2000
             text += "\n" + (notes if fits else t("admin.import_notes_more", locale, count=count))
         await interaction.edit_original_response(content=text[:2000])

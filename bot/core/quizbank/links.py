@@ -21,9 +21,7 @@ from bot.core.quizbank.schema import Question, Quiz, Reference
 # part of a text is read by one attempt at most. Whatever `](` is left is then broken up
 # (`] (`): a form the pattern does not know cannot hide an address either.
 _URL = r"[^()\[\]\s<>]+(?:\([^()\[\]\s<>]*\)[^()\[\]\s<>]*)?"
-MASKED_LINK = re.compile(
-    r"\[([^\[\]\n]*)\]\(\s*<?(" + _URL + r")>?(?:\s+\"[^\"\n]*\")?\s*\)"
-)
+MASKED_LINK = re.compile(r"\[([^\[\]\n]*)\]\(\s*<?(" + _URL + r")>?(?:\s+\"[^\"\n]*\")?\s*\)")
 
 
 def unmask(text: str) -> str:

@@ -51,7 +51,7 @@ def _child(conn: Connection, func: Callable[..., Any], args: tuple[Any, ...]) ->
         outcome: tuple[str, Any] = ("ok", func(*args))
     except QuizFileError as exc:  # sent as its problems: the exception does not pickle
         outcome = ("problems", exc.problems)
-    except Exception as exc:  # noqa: BLE001 - reported to the parent, never lost
+    except Exception as exc:  # reported to the parent, never lost
         outcome = ("error", f"{type(exc).__name__}: {exc}")
     conn.send(outcome)
     conn.close()
@@ -70,7 +70,7 @@ def run_limited(func: Callable[..., T], *args: Any, timeout: float = PARSE_SECON
             raise ParseTimeout(f"no result within {timeout:g} s")
         kind, value = reader.recv()
     except EOFError:
-        raise RuntimeError(f"the parsing process ended without a result") from None
+        raise RuntimeError("the parsing process ended without a result") from None
     finally:
         reader.close()
         if process.is_alive():
@@ -80,7 +80,7 @@ def run_limited(func: Callable[..., T], *args: Any, timeout: float = PARSE_SECON
         raise QuizFileError(value)
     if kind == "error":
         raise RuntimeError(value)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def parse_upload(

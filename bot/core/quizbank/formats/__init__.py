@@ -11,8 +11,8 @@ lines are split and scanned, no pattern runs over the whole upload.
 
 from __future__ import annotations
 
-from pathlib import PurePath
 from dataclasses import replace
+from pathlib import PurePath
 from typing import Any, Literal
 
 import yaml

@@ -64,7 +64,9 @@ class _Reader:
         if len(self.choices) < 2:
             self.close(number, "a question needs at least 2 choices before its ANSWER:")
         elif letters != expected:
-            wrong = next(i for i, (a, b) in enumerate(zip(letters, expected, strict=False)) if a != b)
+            wrong = next(
+                i for i, (a, b) in enumerate(zip(letters, expected, strict=False)) if a != b
+            )
             line, got, _ = self.choices[wrong]
             self.close(line, f"choice {got} where {expected[wrong]} was expected")
         elif not letter or letter not in letters:

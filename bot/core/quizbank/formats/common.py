@@ -247,7 +247,9 @@ def build_quiz(
         [*parsed.skipped, *(Problem(p.file, p.line, "", f"skipped: {p.message}") for p in errors)]
     )
     if not good:
-        raise QuizFileError([Problem(file, 1, "", "no multiple-choice question to import")] + skipped)
+        raise QuizFileError(
+            [Problem(file, 1, "", "no multiple-choice question to import"), *skipped]
+        )
     others = [other for other in locales if other != locale]
     ordered = [locale, *others]
 

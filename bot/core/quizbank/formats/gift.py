@@ -30,7 +30,7 @@ from bot.core.quizbank.formats.markup import (
     to_discord,
 )
 from bot.core.quizbank.parse import Problem
-from bot.core.quizbank.schema import Question, Quiz
+from bot.core.quizbank.schema import MAX_CHOICES, MIN_CHOICES, Question, Quiz
 
 SPECIAL = "~=#{}:"
 # Moodle's answer weight, `%50%` or `%-33.33333%`, at an answer's start (anchored, bounded).
@@ -38,7 +38,7 @@ WEIGHT = re.compile(r"%-*([0-9]{1,2})\.?([0-9]*)%")
 # Escapes become private-use characters while the text is cut up, as Moodle's placeholders.
 _ESCAPED = {c: chr(0xE000 + i) for i, c in enumerate("~=#{}:\\%")}
 _NEWLINE = chr(0xE010)
-_RESTORE = {v: k for k, v in _ESCAPED.items()} | {_NEWLINE: "\n"}
+_RESTORE = str.maketrans({v: k for k, v in _ESCAPED.items()} | {_NEWLINE: "\n"})
 _MARKDOWN = set("*_`~|[]#\\")
 
 
@@ -66,7 +66,7 @@ def _pre(text: str) -> str:
 
 
 def _post(text: str) -> str:
-    return "".join(_RESTORE.get(char, char) for char in text)
+    return text.translate(_RESTORE)
 
 
 @dataclass
@@ -82,7 +82,7 @@ def _with_format(text: str, default: TextFormat) -> _Text:
         end = text.find("]")
         name = text[1:end] if end != -1 else ""
         if name in TEXT_FORMATS:
-            return _Text(_post(text[end + 1 :]).strip(), name)  # type: ignore[arg-type]
+            return _Text(_post(text[end + 1 :]).strip(), name)
     return _Text(_post(text).strip(), default)
 
 
@@ -200,8 +200,10 @@ def _question(block: _Block, file: str, parsed: Parsed) -> None:
     pieces = answers.replace("=", "~=").split("~")
     if not pieces[0].strip():
         pieces = pieces[1:]
-    if len(pieces) < 2:
-        problem("a multiple-choice question needs at least 2 answers")
+    if not MIN_CHOICES <= len(pieces) <= MAX_CHOICES:
+        problem(
+            f"a question needs {MIN_CHOICES} to {MAX_CHOICES} answers; this one has {len(pieces)}"
+        )
         return
     fractions: list[float] = []
     choices: list[_Text] = []
@@ -284,7 +286,7 @@ def _needs(text: str) -> TextFormat:
 
 def _write(text: str, default: TextFormat) -> str:
     needed = _needs(text)
-    tag = needed != default and needed != "moodle" or text.startswith("[")
+    tag = (needed != default and needed != "moodle") or text.startswith("[")
     return (f"[{needed}]" if tag else "") + escape(text)
 
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bs4 import BeautifulSoup
 from markdownify import MarkdownConverter
 
 TextFormat = Literal["moodle", "html", "plain", "markdown"]
@@ -80,7 +81,11 @@ def html_to_markdown(html: str) -> Converted:
         newline_style="backslash",
         strong_em_symbol="*",
     )
-    markdown = converter.convert(html.replace(GAP, _GAP_HELD))
+    soup = BeautifulSoup(html.replace(GAP, _GAP_HELD), "html.parser")
+    try:
+        markdown = converter.convert_soup(soup)
+    except RecursionError:  # elements nested thousands deep: their text, unformatted
+        markdown = soup.get_text("\n")
     text = _tidy(markdown.replace("\\\n", "\n")).replace(_GAP_HELD, GAP)
     return Converted(text, images)
 
