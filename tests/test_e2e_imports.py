@@ -1,6 +1,7 @@
 """/quizadmin add with the formats teachers use (GIFT, Aiken, CSV) through the stand-in:
-imported in the admin's (or the given) language, unsupported questions listed and
-skipped, a malformed file refused whole, community ids reserved."""
+imported in the admin's (or the given) language, unsupported and bad questions listed and
+skipped while the good ones import, changes listed, a file with no good question refused,
+community ids reserved."""
 
 from __future__ import annotations
 
@@ -81,3 +82,15 @@ async def test_gift_csv_and_aiken_uploads(discord_fake: FakeDiscord, start_bot: 
         text = (await res.wait_original(done)).content
         assert "already used by another quiz: community-1, community-q1" in text
         assert sorted(await stored(bot)) == ["minggu-4", "week-3"]
+
+        # A Moodle export: HTML converted, a bad question skipped, partial credit noted.
+        moodle = (
+            b"::Q1::[html]<p>Is <b>bf16</b>&nbsp;wider?</p>{=[html]<p>yes</p> ~%-50%no}\n\n"
+            b"::Q2:: Which? {=a ~" + b"b" * 206 + b"}\n"
+        )
+        res = await fake.slash(fake.admin, "quizadmin add", file=("moodle.gift", moodle))
+        reply = (await res.wait_original(done)).content
+        assert "Skipped (1), not imported:\n```\nmoodle.gift:3: skipped: choice B is 206" in reply
+        assert "Imported with a change (1):\n```\nmoodle.gift:1: note: partial credit" in reply
+        question = bot.services.bank.quiz("moodle").questions[0]
+        assert question.prompt["en"] == "Is **bf16** wider?" and question.title == "Q1"
