@@ -50,6 +50,7 @@ def _question(question: Question) -> Question:
             "choices": _unmask_all(question.choices),
             "explanation": _unmask_all(question.explanation),
             "credit": unmask(question.credit) if question.credit else None,
+            "title": unmask(question.title) if question.title else None,
             "references": [_with_domain(r) for r in question.references],
         }
     )
