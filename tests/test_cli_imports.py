@@ -30,7 +30,7 @@ $CATEGORY: Week 3
 def test_import_prints_or_writes_the_quiz_file_and_lists_what_it_skipped(tmp_path: Path) -> None:
     (tmp_path / "week.gift").write_text(GIFT, encoding="utf-8")
     shown = cli(tmp_path, "import", "week.gift")
-    assert shown.returncode == 0, shown.stderr
+    assert shown.returncode == 3, shown.stderr  # imported, and something was skipped
     data = yaml.safe_load(shown.stdout)
     assert data["id"] == "week-3" and data["questions"][0]["untranslated"] == ["id"]
     assert "week.gift:4: skipped: a true/false question" in shown.stderr
@@ -41,7 +41,7 @@ def test_import_prints_or_writes_the_quiz_file_and_lists_what_it_skipped(tmp_pat
     written = cli(
         tmp_path, "import", "week.gift", "--lang", "id", "--id", "minggu-3", "-o", "w.yaml"
     )
-    assert written.returncode == 0, written.stderr
+    assert written.returncode == 3, written.stderr
     quiz = parse_quiz((tmp_path / "w.yaml").read_text(encoding="utf-8"))
     assert quiz.id == "minggu-3" and quiz.questions[0].untranslated == ["en"]
     checked = cli(tmp_path, "validate", "w.yaml")
@@ -53,7 +53,10 @@ def test_a_malformed_file_imports_nothing_and_says_where(tmp_path: Path) -> None
     (tmp_path / "bad.csv").write_text("prompt,choice_a,choice_b,answer,explanation\nQ,x,y,C,E\n")
     result = cli(tmp_path, "import", "bad.csv", "-o", "out.yaml")
     assert result.returncode == 1
-    assert result.stdout == "bad.csv:2: answer 'C' must be one of the letters AB\n"
+    assert result.stdout == (
+        "bad.csv:1: no multiple-choice question to import\n"
+        "bad.csv:2: skipped: answer 'C' must be one of the letters AB\n"
+    )
     assert "nothing was imported" in result.stderr
     assert not (tmp_path / "out.yaml").exists()
     (tmp_path / "latin1.csv").write_bytes("prompt,choice_a\nCaf\xe9\n".encode("latin-1"))
@@ -61,6 +64,35 @@ def test_a_malformed_file_imports_nothing_and_says_where(tmp_path: Path) -> None
     assert_short(cli(tmp_path, "import", "missing.gift"), 2, "cannot read missing.gift")
     (tmp_path / "q.yaml").write_text("id: x\n")
     assert_short(cli(tmp_path, "import", "q.yaml"), 2, "looks like a quiz file already")
+
+
+PARTLY_BAD = f"""\
+::Good:: Which format has the larger range? {{=bf16 ~fp16}}
+
+::Long:: Which? {{=x ~{"y" * 206}}}
+
+::Good:: Which has more mantissa bits? {{=fp16 ~bf16}}
+"""
+
+
+def test_good_questions_import_and_strict_imports_nothing(tmp_path: Path) -> None:
+    (tmp_path / "part.gift").write_text(PARTLY_BAD, encoding="utf-8")
+    shown = cli(tmp_path, "import", "part.gift", "-o", "part.yaml")
+    assert shown.returncode == 3, shown.stderr
+    assert "part.gift:3: skipped: choice B is 206 characters; the limit is 200" in shown.stderr
+    assert "part.gift:5: note: another question is named 'Good': this one is 'Good (2)'" in (
+        shown.stderr
+    )
+    quiz = parse_quiz((tmp_path / "part.yaml").read_text(encoding="utf-8"))
+    assert [q.title for q in quiz.questions] == ["Good", "Good (2)"]
+
+    everything = cli(tmp_path, "import", "part.gift", "--strict", "-o", "strict.yaml")
+    assert everything.returncode == 1
+    assert everything.stdout == "part.gift:3: choice B is 206 characters; the limit is 200\n"
+    assert not (tmp_path / "strict.yaml").exists()
+
+    (tmp_path / "fine.gift").write_text("::a:: Which? {=x ~y}\n", encoding="utf-8")
+    assert cli(tmp_path, "import", "fine.gift", "--strict").returncode == 0
 
 
 def test_export_to_gift_then_import_gives_the_same_questions(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """/quizadmin add with the formats teachers use (GIFT, Aiken, CSV) through the stand-in:
-imported in the admin's (or the given) language, unsupported questions listed and
-skipped, a malformed file refused whole, community ids reserved."""
+imported in the admin's (or the given) language, unsupported and bad questions listed and
+skipped while the good ones import, changes listed, a file with no good question refused,
+community ids reserved."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def test_gift_csv_and_aiken_uploads(discord_fake: FakeDiscord, start_bot: 
             "✅ Imported **week-3** (`week-3`, 2 question(s)) from GIFT. The other language"
         )
         assert (
-            "Skipped (1), a type quizzes do not have:\n```\nweek-3.gift:7: skipped: a true/false question"
+            "Skipped (1), not imported:\n```\nweek-3.gift:7: skipped: a true/false question"
             in reply
         )
         source = (await stored(bot))["week-3"]
@@ -72,7 +73,7 @@ async def test_gift_csv_and_aiken_uploads(discord_fake: FakeDiscord, start_bot: 
         bad = b"Q?\nA. x\nB. y\nANSWER: Z\n"
         res = await fake.slash(fake.admin, "quizadmin add", file=("bad.aiken", bad))
         text = (await res.wait_original(done)).content
-        assert "bad.aiken:4: ANSWER: Z is not one of the choices' letters" in text
+        assert "bad.aiken:4: skipped: ANSWER: Z is not one of the choices' letters" in text
         assert "bad" not in await stored(bot)
 
         # The community quizzes' ids are reserved: an upload cannot take them.
@@ -81,3 +82,15 @@ async def test_gift_csv_and_aiken_uploads(discord_fake: FakeDiscord, start_bot: 
         text = (await res.wait_original(done)).content
         assert "already used by another quiz: community-1, community-q1" in text
         assert sorted(await stored(bot)) == ["minggu-4", "week-3"]
+
+        # A Moodle export: HTML converted, a bad question skipped, partial credit noted.
+        moodle = (
+            b"::Q1::[html]<p>Is <b>bf16</b>&nbsp;wider?</p>{=[html]<p>yes</p> ~%-50%no}\n\n"
+            b"::Q2:: Which? {=a ~" + b"b" * 206 + b"}\n"
+        )
+        res = await fake.slash(fake.admin, "quizadmin add", file=("moodle.gift", moodle))
+        reply = (await res.wait_original(done)).content
+        assert "Skipped (1), not imported:\n```\nmoodle.gift:3: skipped: choice B is 206" in reply
+        assert "Imported with a change (1):\n```\nmoodle.gift:1: note: partial credit" in reply
+        question = bot.services.bank.quiz("moodle").questions[0]
+        assert question.prompt["en"] == "Is **bf16** wider?" and question.title == "Q1"

@@ -66,10 +66,13 @@ def test_gift_multiple_choice_with_feedback_escapes_comments_and_the_missing_wor
     assert arrow.choices["en"] == ["fp16 -> fp32", "none"]
     assert first.id == "fp16-max"  # the GIFT title, an id already
     assert first.choices["en"] == ["65504", "65536", "3.4e38"] and first.answer == 0
-    # The right answer's feedback and the general feedback, not the wrong one's.
-    assert first.explanation["en"] == "Right: 2^15 × (2 − 2^-10).\n\nfp16 has 5 exponent bits."
+    # The general feedback first, then each answer's feedback on its choice's line.
+    assert first.explanation["en"] == (
+        "fp16 has 5 exponent bits.\n\n- 65504: Right: 2^15 × (2 − 2^-10).\n"
+        "- 65536: That is 2^16, one step past the largest."
+    )
     assert gap.id == "numerics-basics-02"  # no title: the quiz id and its number
-    assert gap.prompt["en"] == "Bf16 keeps _____ exponent bits as fp32."
+    assert gap.prompt["en"] == "Bf16 keeps _____ exponent\n  bits as fp32."  # as Moodle keeps it
     assert gap.choices["en"] == ["fewer", "the same", "more"] and gap.answer == 1
     assert gap.explanation["en"] == "The right answer is B: the same"  # no feedback at all
     assert escapes.prompt["en"] == "Which is written {a}, with a = and a # and 50%:"
@@ -87,7 +90,7 @@ def test_gift_lists_every_unsupported_question_with_its_line_and_skips_it() -> N
         "basics.gift:23: skipped: a short-answer question",
         "basics.gift:25: skipped: a matching question",
         "basics.gift:27: skipped: an essay question",
-        "basics.gift:29: skipped: a question with weighted answers (%)",
+        "basics.gift:29: skipped: a question with several right answers",
         "basics.gift:34: skipped: a description (no answers) is not a question",
     ]
 
@@ -113,7 +116,7 @@ def test_gift_questions_separated_by_blank_lines_are_skipped_one_by_one() -> Non
         "basics.gift:7: skipped: a short-answer question",
         "basics.gift:9: skipped: a matching question",
         "basics.gift:11: skipped: an essay question",
-        "basics.gift:13: skipped: a question with weighted answers (%)",
+        "basics.gift:13: skipped: a question with several right answers",
         "basics.gift:15: skipped: a description (no answers) is not a question",
     ]
 
@@ -121,18 +124,38 @@ def test_gift_questions_separated_by_blank_lines_are_skipped_one_by_one() -> Non
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~y", "basics.gift:3: the answers' closing }"),
-        ("::a:: Which? {=x ~y}\n\n::b:: Which? {~x ~y}", "basics.gift:3: no right answer"),
-        ("::a:: Which? {=x ~y}\n\n::b:: Which? {x =y ~z}", "basics.gift:3: text before the"),
-        ("::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~x}", "basics.gift:3: questions[1].choices"),
-        (f"::a:: {'long ' * 300}? {{=x ~y}}", "basics.gift:1: questions[0].prompt.en: string"),
-        ("::a:: Which? {=x}\n\n::b:: Which? {=x =y ~z}", "more than one right answer"),
+        (
+            "::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~y",
+            "3: a { or } is missing around the answers",
+        ),
+        ("::a:: Which? {=x ~y}\n\n::b:: Which? {~x ~y}", "3: no right answer: mark it with ="),
+        ("::a:: Which? {=x ~y}\n\n::b:: Which? {=x ~X}", "3: choices A and B are the same"),
+        (
+            f"::a:: Which? {{=x ~y}}\n\n::b:: {'long ' * 300}? {{=x ~y}}",
+            "3: the question is 1501 characters; the limit is 1000",
+        ),
+        (
+            f"::a:: Which? {{=x ~y}}\n\n::b:: Which? {{=x ~{'y' * 206}}}",
+            "3: choice B is 206 characters; the limit is 200",
+        ),
+        (
+            "::a:: Which? {=x ~y}\n\n::b:: Which? {=x =y ~z}",
+            "3: skipped: a question with several right answers",
+        ),
     ],
 )
-def test_a_malformed_question_imports_nothing(text: str, problem: str) -> None:
+def test_a_bad_question_is_skipped_with_its_reason_and_strict_imports_nothing(
+    text: str, problem: str
+) -> None:
+    ids, skipped = gift(text)
+    assert ids == ["a"]
+    assert len(skipped) == 1 and skipped[0].startswith("basics.gift:3: skipped: ")
+    assert skipped[0].endswith(problem.split(": ", 1)[1]), skipped
+    if "skipped:" in problem:  # a type quizzes do not have: listed, never an error
+        return
     with pytest.raises(QuizFileError) as caught:
-        gift(text)
-    assert any(problem in str(p) for p in caught.value.problems), caught.value.problems
+        import_text(text, "gift", file="basics.gift", locale="en", strict=True)
+    assert [str(p) for p in caught.value.problems] == [f"basics.gift:{problem}"]
 
 
 def test_a_file_with_only_unsupported_questions_imports_nothing() -> None:
@@ -164,7 +187,7 @@ def test_aiken_with_and_without_an_explanation() -> None:
     first, second = quiz.questions
     assert first.choices["id"][2] == "The optimizer's state" and first.answer == 0
     assert first.explanation["id"].startswith("Multiplying the loss")
-    assert second.prompt["en"] == "Which format has 8 exponent bits and 7 mantissa bits?"
+    assert second.prompt["en"] == "Which format has 8 exponent bits\nand 7 mantissa bits?"
     assert second.explanation["id"] == "Jawaban yang benar adalah B: bf16"
     assert second.untranslated == ["en"] and quiz.id == "scaling"
 
@@ -174,6 +197,8 @@ def test_aiken_with_and_without_an_explanation() -> None:
     [
         ("Q?\nA. x\nB. y\n", "f.aiken:1: the last question has no ANSWER: line"),
         ("Q?\nA. x\nB. y\nANSWER: C\n", "f.aiken:4: ANSWER: C is not one of the choices"),
+        ("Q?\nA. x\nANSWER: A\n", "f.aiken:3: a question needs at least 2 choices"),
+        ("A. x\nB. y\n", "f.aiken:1: choice A before any question"),
         ("Q?\nA. x\nC. y\nANSWER: A\n", "f.aiken:3: choice C where B was expected"),
         ("ANSWER: A\n", "f.aiken:1: ANSWER: without a question"),
     ],
@@ -181,7 +206,16 @@ def test_aiken_with_and_without_an_explanation() -> None:
 def test_aiken_problems_have_their_line(text: str, problem: str) -> None:
     with pytest.raises(QuizFileError) as caught:
         import_text(text, "aiken", file="f.aiken", locale="en")
-    assert str(caught.value.problems[0]).startswith(problem)
+    lines = [str(p) for p in caught.value.problems]
+    assert lines[0] == "f.aiken:1: no multiple-choice question to import"
+    assert any(line.startswith(problem.replace(": ", ": skipped: ", 1)) for line in lines), lines
+    # The same question after a good one: the good one imports, the bad one is listed.
+    good = "Good?\nA. yes\nB. no\nANSWER: A\n\n"
+    result = import_text(good + text, "aiken", file="f.aiken", locale="en")
+    assert [q.prompt["en"] for q in result.quiz.questions] == ["Good?"]
+    skipped = str(result.skipped[0])
+    line = int(problem.split(":")[1]) + 5
+    assert skipped.startswith(f"f.aiken:{line}: skipped: {problem.split(': ', 1)[1]}")
 
 
 CSV = (
@@ -208,14 +242,18 @@ def test_csv_with_fewer_choices_in_a_row_and_a_cell_over_two_lines() -> None:
         (CSV + "Q3,x,y,,,A,\n", ""),  # no explanation: the right answer explains it
     ],
 )
-def test_csv_problems_have_their_line_and_import_nothing(text: str, problem: str) -> None:
+def test_csv_problems_have_their_line_and_strict_imports_nothing(text: str, problem: str) -> None:
     if not problem:
         quiz = import_text(text, "csv", file="s.csv", locale="en").quiz
         assert quiz.questions[-1].explanation["en"] == "The right answer is A: x"
         return
     with pytest.raises(QuizFileError) as caught:
-        import_text(text, "csv", file="s.csv", locale="en")
+        import_text(text, "csv", file="s.csv", locale="en", strict=True)
     assert str(caught.value.problems[0]).startswith(problem), caught.value.problems
+    if "header" not in problem:  # the good rows import, the bad one is listed
+        result = import_text(text, "csv", file="s.csv", locale="en")
+        assert len(result.quiz.questions) == 2
+        assert str(result.skipped[0]).startswith(problem.replace(": ", ": skipped: ", 1))
 
 
 def test_the_format_is_detected_by_extension_then_content() -> None:

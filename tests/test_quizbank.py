@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main as cli_main
-from bot.quizbank import QuizBank, QuizFileError, parse_quiz
+from bot.quizbank import Question, QuizBank, QuizFileError, parse_quiz
 from bot.quizbank.export import export_bank, json_schema_text
 from bot.quizbank.files import SHIPPED_DIR, load_quizzes
 from experiments.catalog import get_info
@@ -349,3 +349,24 @@ def test_yaml_alias_bombs_are_refused_at_once() -> None:
     assert problems_of(bomb) == [
         "mp.yaml:2: not valid YAML: YAML aliases (*name) are not allowed in quiz files"
     ]
+
+
+def test_a_question_without_a_title_keeps_the_fingerprint_it_had_before_titles(
+    shipped_bank: QuizBank,
+) -> None:
+    """Hidden questions are kept by fingerprint: adding the optional `title` field must not
+    change any existing question's (the hash of its fields without `title`, as before)."""
+    import hashlib
+
+    from bot.quizbank.bank import question_fingerprint
+
+    def before_titles(question: Question) -> str:
+        data = question.model_dump(mode="json")
+        del data["title"]
+        canonical = json.dumps(data, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    questions = [q for quiz in shipped_bank.quizzes.values() for q in quiz.questions]
+    assert [question_fingerprint(q) for q in questions] == [before_titles(q) for q in questions]
+    titled = questions[0].model_copy(update={"title": "Q1"})
+    assert question_fingerprint(titled) != question_fingerprint(questions[0])

@@ -1,8 +1,10 @@
 """`quiztutor import FILE` (GIFT, Aiken or CSV to a quiz file) and `quiztutor export
 --format gift`: the formats teachers keep their banks in (`bot.quizbank.formats`).
 
-Import prints the YAML (or writes it with `-o`), lists the skipped questions on stderr as
-`FILE:LINE: skipped: ...`, and writes nothing when any question is malformed (exit 1).
+Import prints the YAML (or writes it with `-o`) of the questions that import, and lists on
+stderr each question it skipped (`FILE:LINE: skipped: reason`) and each change made on the
+way in (`FILE:LINE: note: ...`). Exit status: 0 every question imported, 3 imported with
+some skipped, 1 nothing imported (no good question, or with `--strict` any bad one).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from bot.common.errors import SetupError
 from bot.quizbank import QuizBank, QuizFileError
 from bot.quizbank.formats import Format, detect_format, import_text, quiz_yaml, to_gift
 from bot.quizbank.parse import MAX_FILE_BYTES
+
+# The exit status of an import that wrote the good questions and skipped others.
+SKIPPED_EXIT = 3
 
 
 def read_text(path: Path) -> str:
@@ -45,6 +50,7 @@ def run_import(
     lang: str,
     quiz_id: str | None,
     title: str | None,
+    strict: bool = False,
 ) -> int:
     target = boundary.check_output_path(output, "import") if output else None
     path = Path(file)
@@ -58,15 +64,15 @@ def run_import(
         )
     try:
         result = import_text(
-            text, chosen, file=str(path), locale=lang, quiz_id=quiz_id, title=title
+            text, chosen, file=str(path), locale=lang, quiz_id=quiz_id, title=title, strict=strict
         )
     except QuizFileError as exc:
         for problem in exc.problems:
             print(problem)
         print(f"{len(exc.problems)} problem(s) found; nothing was imported.", file=sys.stderr)
         return 1
-    for skipped in result.skipped:
-        print(skipped, file=sys.stderr)
+    for line in sorted([*result.skipped, *result.notes]):
+        print(line, file=sys.stderr)
     yaml_text = quiz_yaml(result.quiz)
     where = "stdout"
     if target is not None:
@@ -81,7 +87,7 @@ def run_import(
         + (f"; {len(result.skipped)} skipped" if result.skipped else ""),
         file=sys.stderr,
     )
-    return 0
+    return SKIPPED_EXIT if result.skipped else 0
 
 
 def gift_text(bank: QuizBank, lang: str) -> str:

@@ -46,7 +46,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from bot.cli.imports import run_import
 
-    return run_import(args.file, args.format, args.output, args.lang, args.id, args.title)
+    return run_import(
+        args.file, args.format, args.output, args.lang, args.id, args.title, args.strict
+    )
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -246,6 +248,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.add_argument("--id", metavar="QUIZ_ID", help="the quiz id (default: from the name)")
     import_.add_argument("--title", metavar="TITLE", help="the quiz title (default: the name)")
+    import_.add_argument(
+        "--strict",
+        action="store_true",
+        help="import nothing when any question is malformed or breaks a quiz rule "
+        "(default: import the good ones, list the others, exit status 3)",
+    )
     import_.set_defaults(func=_cmd_import)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")

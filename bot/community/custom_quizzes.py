@@ -12,16 +12,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.common.errors import UserError
 from bot.common.times import utcnow
 from bot.community import custom_quizzes_store as stored_quizzes
-from bot.db.database import Database
 from bot.quizbank import Problem, Quiz, QuizBank, QuizFileError, parse_quiz
-from bot.quizbank.formats import Format, detect_format, import_text, quiz_yaml
+from bot.quizbank.formats import Format
 from bot.quizbank.links import plain_links
 from bot.quizbank.parse import MAX_FILE_BYTES
+from bot.quizbank.sandbox import parse_upload
+from bot.storage import Database
 
 log = logging.getLogger("quiztutor.custom_quizzes")
 
@@ -117,16 +118,8 @@ class AddedQuiz:
     quiz: Quiz
     replaced: bool
     format: Format
-    skipped: list[Problem]  # questions of a type quizzes do not have (imports)
-
-
-def _read_upload(text: str, filename: str, locale: str) -> tuple[Quiz, str, Format, list[Problem]]:
-    """A quiz file (YAML) as it is, or an import (GIFT, Aiken, CSV) as the YAML it becomes."""
-    fmt = detect_format(filename, text)
-    if fmt == "yaml":
-        return parse_quiz(text, filename), text, fmt, []
-    result = import_text(text, fmt, file=filename, locale=locale)
-    return result.quiz, quiz_yaml(result.quiz), fmt, result.skipped
+    skipped: list[Problem]  # questions not imported (imports), each with its reason
+    notes: list[Problem] = field(default_factory=list)  # imported with a change
 
 
 async def add_custom_quiz(
@@ -157,7 +150,8 @@ async def upload_quiz(
     """Validate and store one uploaded file: a quiz file (YAML), or a GIFT, Aiken or CSV file
     in `locale` (by its extension, else its content), stored as the YAML it becomes.
 
-    Nothing is stored unless the whole file is valid and its ids are free.
+    A YAML file is stored only when all of it is valid; an import stores its good
+    questions and lists the others. Nothing is stored unless the ids are free.
     """
     if len(data) > MAX_FILE_BYTES:
         raise UserError("admin.file_too_large", limit_kib=MAX_FILE_BYTES // 1024)
@@ -167,19 +161,21 @@ async def upload_quiz(
     except UnicodeDecodeError:
         raise UserError("admin.not_utf8") from None
     try:
-        # Parsing up to 256 KiB of YAML in pure Python takes a while: keep the loop free.
-        quiz, source, fmt, skipped = await asyncio.to_thread(_read_upload, text, filename, locale)
+        # Read in a child process with a time limit (waited for in a thread): the loop stays
+        # free and no upload can hold the bot's process.
+        upload = await asyncio.to_thread(parse_upload, text, filename, locale)
     except QuizFileError as exc:
         raise UserError("admin.invalid_quiz", problems=_problems_text(exc)) from None
     async with _lock(bank):
+        quiz = upload.quiz
         taken = conflicts(bank, quiz, guild_id)
         if taken:
             raise UserError("admin.id_taken", ids=", ".join(taken))
         replaced = await stored_quizzes.save(
-            db, guild_id, quiz.id, source, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
+            db, guild_id, quiz.id, upload.source, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
         )
         quiz = _add_to_bank(bank, quiz, guild_id)
-    return AddedQuiz(quiz, replaced, fmt, skipped)
+    return AddedQuiz(quiz, replaced, upload.format, upload.skipped, upload.notes)
 
 
 async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:

@@ -14,8 +14,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Bahasa lainnya berisi salinan teks yang sama, ditandai belum diterjemahkan.",
     },
     "admin.skipped": {
-        "en": "Skipped ({count}), a type quizzes do not have:\n```\n{problems}\n```",
-        "id": "Dilewati ({count}), jenis soal yang tidak ada di kuis:\n```\n{problems}\n```",
+        "en": "Skipped ({count}), not imported:\n```\n{problems}\n```",
+        "id": "Dilewati ({count}), tidak diimpor:\n```\n{problems}\n```",
+    },
+    "admin.import_notes": {
+        "en": "Imported with a change ({count}):\n```\n{problems}\n```",
+        "id": "Diimpor dengan perubahan ({count}):\n```\n{problems}\n```",
+    },
+    "admin.import_notes_more": {
+        "en": "{count} question(s) imported with a change (too many to list here).",
+        "id": "{count} soal diimpor dengan perubahan (terlalu banyak untuk didaftar di sini).",
     },
     # The community quiz and the question embeds.
     "community.quiz_title": {"en": "Community questions", "id": "Soal komunitas"},

@@ -232,6 +232,8 @@ def choice_order(n_choices: int, rng: random.Random) -> list[int]:
 
 
 def question_fingerprint(question: Question) -> str:
-    """A short hash of everything a question says: a fix changes it."""
-    canonical = json.dumps(question.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    """A short hash of everything a question says: a fix changes it. A question without a
+    title (the field came later) hashes as it did before the field existed."""
+    data = question.model_dump(mode="json", exclude={"title"} if question.title is None else None)
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]

@@ -15,11 +15,18 @@ from urllib.parse import urlsplit
 from bot.quizbank.schema import Question, Quiz, Reference
 
 # [text](url), [text](<url>) and [text](url "title"), as Discord's markdown accepts them.
-MASKED_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+# Linear in the text: the link's text stops at the next `[` (a `[[[[...` upload is scanned
+# once, not once per bracket), its address at the next bracket (one pair of parentheses
+# allowed, as in Wikipedia's addresses), its title at the next quote or line break; so each
+# part of a text is read by one attempt at most. Whatever `](` is left is then broken up
+# (`] (`): a form the pattern does not know cannot hide an address either.
+_URL = r"[^()\[\]\s<>]+(?:\([^()\[\]\s<>]*\)[^()\[\]\s<>]*)?"
+MASKED_LINK = re.compile(r"\[([^\[\]\n]*)\]\(\s*<?(" + _URL + r")>?(?:\s+\"[^\"\n]*\")?\s*\)")
 
 
 def unmask(text: str) -> str:
-    return MASKED_LINK.sub(lambda m: f"{m[1]} ({m[2]})" if m[1].strip() else m[2], text)
+    shown = MASKED_LINK.sub(lambda m: f"{m[1]} ({m[2]})" if m[1].strip() else m[2], text)
+    return shown.replace("](", "] (")
 
 
 def _unmask_all(localized: dict[str, Any]) -> dict[str, Any]:
@@ -42,6 +49,8 @@ def _question(question: Question) -> Question:
             "prompt": _unmask_all(question.prompt),
             "choices": _unmask_all(question.choices),
             "explanation": _unmask_all(question.explanation),
+            "credit": unmask(question.credit) if question.credit else None,
+            "title": unmask(question.title) if question.title else None,
             "references": [_with_domain(r) for r in question.references],
         }
     )

@@ -64,11 +64,15 @@ class _Strict(BaseModel):
 
 class Reference(_Strict):
     title: Text
-    url: Annotated[str, StringConstraints(pattern=r"^https?://\S+$")]
+    # No brackets or parentheses: they would close a markdown link around the address.
+    url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s\[\]()]+$")]
 
 
 class Question(_Strict):
     id: Identifier = Field(description="Stable id, unique across all quizzes, e.g. mp-01.")
+    title: TitleText | None = Field(
+        default=None, description="A name for the question, e.g. Moodle's ::name:: (optional)."
+    )
     prompt: dict[Locale, PromptText]
     choices: dict[Locale, list[ChoiceText]] = Field(
         description=f"{MIN_CHOICES} to {MAX_CHOICES} choices per locale, in the same order."

@@ -127,6 +127,13 @@ class AdminCog(commands.Cog):
         if added.skipped:
             skipped = problems_text(added.skipped)
             text += "\n" + t("admin.skipped", locale, count=len(added.skipped), problems=skipped)
+        if added.notes:
+            count = len(added.notes)
+            notes = t(
+                "admin.import_notes", locale, count=count, problems=problems_text(added.notes)
+            )
+            fits = len(text) + len(notes) < 2000
+            text += "\n" + (notes if fits else t("admin.import_notes_more", locale, count=count))
         await interaction.edit_original_response(content=text[:2000])
         log.info(
             "custom quiz stored",

@@ -12,6 +12,7 @@ import csv
 import io
 
 from bot.quizbank.formats.common import Draft, Parsed
+from bot.quizbank.formats.markup import to_discord
 from bot.quizbank.parse import Problem
 from bot.quizbank.schema import CHOICE_LETTERS, MAX_CHOICES, MIN_CHOICES
 
@@ -84,11 +85,11 @@ def _row(row: list[str], line: int, n_choices: int, file: str, parsed: Parsed) -
         )
         return
     parsed.drafts.append(
-        Draft(
+        Draft.of(
             line=line,
-            prompt=prompt.strip(),
-            choices=filled,
+            prompt=to_discord(prompt, "moodle"),
+            choices=[to_discord(choice, "moodle") for choice in filled],
             answer=CHOICE_LETTERS.index(letter),
-            explanation=explanation.strip(),
+            general=to_discord(explanation, "moodle"),
         )
     )

@@ -1,32 +1,263 @@
-"""Moodle's GIFT format: multiple-choice questions in, any quiz out (`to_gift`).
+"""Moodle's GIFT format, read as Moodle reads it (`question/format/gift/format.php`).
 
-Read: `::title:: question text { =right #feedback ~wrong #feedback ~wrong ####general }`,
-whole-line `//` comments, `$CATEGORY:` lines, the `[html|moodle|plain|markdown]` format
-tag, the missing-word form (`text { ... } more text`, the gap shown as `_____`), and the
-escapes `\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n` (a line break); `\\%` is read as `%` (the
-export writes it before a choice that would otherwise read as a weight, `%50%`). Line breaks
-inside a question are spaces, as in Moodle. The right answer's feedback and the general feedback become the
-explanation. True/false, short answer, matching, numerical, essay, description and
-weighted (`%50%`) questions are listed with their line and skipped.
+`// [id:q-1]` comment lines, `$CATEGORY:`, `::name::`, the text formats `[html]`,
+`[moodle]`, `[plain]`, `[markdown]` on the question, each answer and each feedback (an
+answer's and the general feedback's default is the question's), the escapes
+`\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n`, `~`/`=` answers with `#feedback`, `%50%`
+weights, `####general feedback` and the missing-word form (the gap shown as `_____`).
+Line breaks in a question are kept, as Moodle keeps them.
 
-`->` marks a matching question only when no answer starts with `~`, so a multiple-choice
-answer may contain an arrow (Moodle itself would read such a question as matching).
+Multiple choice is what quizzes have: true/false, short answer, matching, numerical,
+essay and description are listed with their line and skipped. A multiple-choice question
+is imported when exactly one answer is worth 100 %: partial credit and negative marks of
+the others are dropped, with a note. Each answer's feedback becomes the explanation's
+line for that choice (`Draft.feedback`), the general feedback the explanation's start.
+
+The text is cut into lines and scanned with `str.find`: no pattern over the whole upload.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from bot.quizbank.formats.common import Draft, Parsed
+from bot.quizbank.formats.common import Draft, Parsed, split_explanation
+from bot.quizbank.formats.markup import GAP, TEXT_FORMATS, TextFormat, looks_like_html, to_discord
 from bot.quizbank.parse import Problem
-from bot.quizbank.schema import Quiz
+from bot.quizbank.schema import MAX_CHOICES, MIN_CHOICES, Question, Quiz
 
 SPECIAL = "~=#{}:"
-# An answer's weight, `%50%` at its start (a question with several right answers).
-WEIGHT = re.compile(r"^\s*%-?[0-9]+(?:\.[0-9]+)?%")
-FORMAT_TAGS = ("[html]", "[moodle]", "[plain]", "[markdown]")
-GAP = "_____"
+# Moodle's answer weight, `%50%` or `%-33.33333%`, at an answer's start (anchored, bounded).
+WEIGHT = re.compile(r"%-*([0-9]{1,2})\.?([0-9]*)%")
+# Escapes become private-use characters while the text is cut up, as Moodle's placeholders.
+_ESCAPED = {c: chr(0xE000 + i) for i, c in enumerate("~=#{}:\\%")}
+_NEWLINE = chr(0xE010)
+_RESTORE = str.maketrans({v: k for k, v in _ESCAPED.items()} | {_NEWLINE: "\n"})
+_MARKDOWN = set("*_`~|[]#\\")
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _pre(text: str) -> str:
+    """Escaped characters as placeholders (`\\\\` a backslash, `\\n` a line break)."""
+    out: list[str] = []
+    index = 0
+    while True:
+        slash = text.find("\\", index)
+        if slash == -1 or slash + 1 >= len(text):
+            out.append(text[index:])
+            return "".join(out)
+        out.append(text[index:slash])
+        nxt = text[slash + 1]
+        if nxt in _ESCAPED:
+            out.append(_ESCAPED[nxt])
+        elif nxt == "n":
+            out.append(_NEWLINE)
+        else:
+            out.append(text[slash : slash + 2])
+        index = slash + 2
+
+
+def _post(text: str) -> str:
+    return text.translate(_RESTORE)
+
+
+@dataclass
+class _Text:
+    text: str
+    format: TextFormat
+
+
+def _with_format(text: str, default: TextFormat) -> _Text:
+    """Moodle's parse_text_with_format: a leading `[format]` tag, else `default`."""
+    text = text.strip()
+    if text.startswith("["):
+        end = text.find("]")
+        name = text[1:end] if end != -1 else ""
+        if name in TEXT_FORMATS:
+            return _Text(_post(text[end + 1 :]).strip(), name)
+    return _Text(_post(text).strip(), default)
+
+
+@dataclass
+class _Block:
+    line: int
+    lines: list[str]
+    comments: list[str] = field(default_factory=list)
+
+
+def _blocks(text: str) -> list[_Block]:
+    """Questions are separated by blank lines (not inside an open `{ }`); whole-line `//`
+    comments are set aside (they may hold Moodle's `[id:...]`)."""
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    comments: list[str] = []
+    depth = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _pre(raw)
+        if line.strip().startswith("//"):
+            comments.append(line)
+            continue
+        if not line.strip() and depth == 0:
+            if current is not None:
+                blocks.append(current)
+                current = None
+            continue
+        if current is None:
+            current = _Block(number, [], comments)
+            comments = []
+        current.lines.append(line)
+        depth = max(0, depth + line.count("{") - line.count("}"))
+    if current is not None:
+        blocks.append(current)
+    return blocks
+
+
+def _idnumber(comments: list[str]) -> str | None:
+    for comment in comments:
+        start = comment.find("[id:")
+        end = comment.find("]", start + 4)
+        if start != -1 and end != -1:
+            return _post(comment[start + 4 : end]).strip()
+    return None
+
+
+def _kind(answers: str) -> str | None:
+    """Moodle's question type of the text between the braces; None for multiple choice."""
+    if not answers:
+        return "an essay question"
+    if answers.startswith("#"):
+        return "a numerical question"
+    if "~" in answers:
+        return None
+    if "=" in answers and "->" in answers:
+        return "a matching question"
+    check = answers[: answers.find("#")].strip() if answers.find("#") > 0 else answers
+    if check in ("T", "TRUE", "F", "FALSE"):
+        return "a true/false question"
+    return "a short-answer question"
+
+
+def _weight(answer: str) -> tuple[float, str]:
+    if answer.startswith("="):
+        return 1.0, answer[1:]
+    found = WEIGHT.match(answer)
+    if found is None:
+        return 0.0, answer
+    try:
+        value = float(found[0][1:-1].lstrip("-") or 0) * (-1 if found[0][1] == "-" else 1)
+    except ValueError:
+        value = 0.0
+    return value / 100, answer[found.end() :]
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:.5f}".rstrip("0").rstrip(".") + " %"
+
+
+def _question(block: _Block, file: str, parsed: Parsed) -> None:
+    def problem(message: str) -> None:
+        parsed.errors.append(Problem(file, block.line, "", message))
+
+    text = "\n".join(block.lines).strip()
+    name: str | None = None
+    if text.startswith("::"):
+        text = text[2:]
+        end = text.find("::")
+        if end != -1:
+            name = " ".join(_post(text[:end]).split())
+            text = text[end + 2 :].strip()
+    start, finish = text.find("{"), text.find("}")
+    if start == -1 and finish == -1:
+        parsed.skipped.append(
+            Problem(file, block.line, "", "skipped: a description (no answers) is not a question")
+        )
+        return
+    if start == -1 or finish < start:
+        problem("a { or } is missing around the answers")
+        return
+    answers = text[start + 1 : finish].strip()
+    if text.endswith("}"):
+        question_text = text[:start] + text[finish + 1 :]
+    else:
+        question_text = text[:start] + GAP + text[finish + 1 :]
+    general = ""
+    split = answers.rfind("####")
+    if split != -1:
+        general, answers = answers[split + 4 :], answers[:split].strip()
+    prompt = _with_format(question_text, "moodle")
+    kind = _kind(answers)
+    if kind is not None:
+        parsed.skipped.append(Problem(file, block.line, "", f"skipped: {kind}"))
+        return
+    pieces = answers.replace("=", "~=").split("~")
+    if not pieces[0].strip():
+        pieces = pieces[1:]
+    if not MIN_CHOICES <= len(pieces) <= MAX_CHOICES:
+        problem(
+            f"a question needs {MIN_CHOICES} to {MAX_CHOICES} answers; this one has {len(pieces)}"
+        )
+        return
+    fractions: list[float] = []
+    choices: list[_Text] = []
+    feedback: list[_Text] = []
+    for piece in pieces:
+        fraction, rest = _weight(piece.strip())
+        answer, _, said = rest.partition("#")
+        fractions.append(fraction)
+        choices.append(_with_format(answer, prompt.format))
+        feedback.append(_with_format(said, prompt.format))
+    rights = [i for i, fraction in enumerate(fractions) if abs(fraction - 1) < 1e-9]
+    if len(rights) != 1:
+        positive = sum(fraction > 0 for fraction in fractions)
+        if not rights and not positive:
+            problem("no right answer: mark it with =")
+        else:
+            parsed.skipped.append(
+                Problem(file, block.line, "", "skipped: a question with several right answers")
+            )
+        return
+    notes: list[str] = []
+    partial = [
+        f"{chr(65 + i)} {_percent(f)}" for i, f in enumerate(fractions) if f and i != rights[0]
+    ]
+    if partial:
+        notes.append(
+            "partial credit dropped (" + ", ".join(partial) + "): the 100 % answer is right,"
+            " every other answer wrong"
+        )
+    draft = Draft.of(
+        line=block.line,
+        prompt=to_discord(prompt.text, prompt.format),
+        choices=[to_discord(c.text, c.format) for c in choices],
+        answer=rights[0],
+        general=to_discord(_with_format(general, prompt.format).text, prompt.format)
+        if general.strip()
+        else None,
+        feedback=[to_discord(f.text, f.format) for f in feedback],
+        name=name,
+        idnumber=_idnumber(block.comments),
+        notes=notes,
+    )
+    parsed.drafts.append(draft)
+
+
+def parse_gift(text: str, file: str = "<gift>") -> Parsed:
+    parsed = Parsed()
+    for block in _blocks(text.removeprefix("\ufeff")):
+        first = block.lines[0].strip()
+        if first.startswith("$CATEGORY:"):
+            if parsed.category is None:
+                parsed.category = _post(first.removeprefix("$CATEGORY:")).strip()
+            if len(block.lines) == 1 or not "".join(block.lines[1:]).strip():
+                continue
+            block = _Block(block.line + 1, block.lines[1:], block.comments)
+        _question(block, file, parsed)
+    return parsed
+
+
+# --- writing ---------------------------------------------------------------------------
 
 
 def escape(text: str) -> str:
@@ -37,217 +268,55 @@ def escape(text: str) -> str:
     return out.replace("\r\n", "\n").replace("\n", "\\n")
 
 
+def _needs(text: str) -> TextFormat:
+    """The format a quiz text is written in for Moodle: markdown where it uses markdown,
+    plain where Moodle would read it as HTML, else Moodle's own (no tag)."""
+    if _MARKDOWN.intersection(text) or text.lstrip().startswith(">"):
+        return "markdown"
+    if looks_like_html(text):
+        return "plain"
+    return "moodle"
+
+
+def _write(text: str, default: TextFormat) -> str:
+    needed = _needs(text)
+    tag = (needed != default and needed != "moodle") or text.startswith("[")
+    return (f"[{needed}]" if tag else "") + escape(text)
+
+
+def _answer(mark: str, text: str, default: TextFormat) -> str:
+    written = _write(text, default)
+    if mark == "~" and WEIGHT.match(written):
+        return "~%0%" + written  # a wrong answer that starts like a weight: weight it 0
+    return mark + written
+
+
+def _question_gift(question: Question, locale: str) -> list[str]:
+    prompt = question.text("prompt", locale)
+    choices = question.choice_texts(locale)
+    general, feedback = split_explanation(question.text("explanation", locale), choices)
+    fmt = _needs(prompt)
+    name = question.title or question.id
+    lines = [f"// [id:{question.id}]", f"::{escape(name)}::{_write(prompt, 'moodle')}{{"]
+    for index, choice in enumerate(choices):
+        answer = _answer("=" if index == question.answer else "~", choice, fmt)
+        said = feedback[index]
+        lines.append("\t" + answer + (f"#{_write(said, fmt)}" if said else ""))
+    if general:
+        lines.append(f"\t####{_write(general, fmt)}")
+    return [*lines, "}", ""]
+
+
 def to_gift(quiz: Quiz, locale: str) -> str:
-    """One quiz in GIFT, in one language: the question id as title, the explanation as the
-    general feedback; `import_text(..., "gift")` reads it back to the same questions."""
+    """One quiz in GIFT, in one language: the question's name (else its id) as `::name::`
+    and its id as Moodle's `[id:...]`, each choice's line of the explanation as that
+    answer's feedback, the rest as the general feedback; `[markdown]` only on markdown.
+    `import_text(..., "gift")` reads it back to the same questions."""
     lines = [
         f"// {quiz.id}: {quiz.title.get(locale, next(iter(quiz.title.values())))} ({locale})",
         f"$CATEGORY: {quiz.id}",
         "",
     ]
     for question in quiz.questions:
-        lines.append(f"::{question.id}::[markdown]{escape(question.text('prompt', locale))} {{")
-        for index, choice in enumerate(question.choice_texts(locale)):
-            mark = "=" if index == question.answer else "~"
-            text = escape(choice)
-            if WEIGHT.match(text):  # a choice that starts like a weight: keep it text
-                text = "\\" + text
-            lines.append(f"\t{mark}{text}")
-        lines.append(f"\t####{escape(question.text('explanation', locale))}")
-        lines.append("}")
-        lines.append("")
+        lines += _question_gift(question, locale)
     return "\n".join(lines)
-
-
-@dataclass
-class _Block:
-    line: int
-    text: str  # the question's lines joined with "\n" (comments removed)
-
-
-_LINE_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
-
-
-def _clean(text: str) -> str:
-    """The text a question means: a raw line break (with the indentation around it) is one
-    space, the escapes are undone (`\\n` a line break), the ends stripped."""
-    text = _LINE_BREAK.sub(" ", text)
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\" and index + 1 < len(text):
-            nxt = text[index + 1]
-            if nxt in SPECIAL or nxt in "\\%":
-                out.append(nxt)
-                index += 2
-                continue
-            if nxt == "n":
-                out.append("\n")
-                index += 2
-                continue
-        out.append(char)
-        index += 1
-    return "".join(out).strip()
-
-
-def _find(text: str, targets: str, start: int = 0) -> int:
-    """Index of the first unescaped character of `targets` from `start`, or -1."""
-    index = start
-    while index < len(text):
-        if text[index] == "\\":
-            index += 2
-            continue
-        if text[index] in targets:
-            return index
-        index += 1
-    return -1
-
-
-def _blocks(text: str) -> list[_Block]:
-    """Questions are separated by blank lines (not inside an open `{ }`)."""
-    blocks: list[_Block] = []
-    current: list[str] = []
-    start = 0
-    depth = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if raw.lstrip().startswith("//"):
-            continue
-        if not raw.strip() and depth == 0:
-            if current:
-                blocks.append(_Block(start, "\n".join(current)))
-                current = []
-            continue
-        if not current:
-            start = number
-        current.append(raw)
-        index = _find(raw, "{}")
-        while index != -1:
-            depth = max(0, depth + (1 if raw[index] == "{" else -1))
-            index = _find(raw, "{}", index + 1)
-    if current:
-        blocks.append(_Block(start, "\n".join(current)))
-    return blocks
-
-
-def _split_answers(body: str) -> tuple[list[tuple[str, str, str]], str, str]:
-    """(answers as (mark, text, feedback), general feedback, text before the first mark)."""
-    general = ""
-    index = 0
-    hashes = _find(body, "#")
-    while hashes != -1:
-        if body.startswith("####", hashes):
-            general = body[hashes + 4 :]
-            body = body[:hashes]
-            break
-        hashes = _find(body, "#", hashes + 1)
-    answers: list[tuple[str, str, str]] = []
-    first = _find(body, "=~")
-    before = body if first == -1 else body[:first]
-    index = first
-    while index != -1:
-        mark = body[index]
-        nxt = _find(body, "=~", index + 1)
-        chunk = body[index + 1 : nxt if nxt != -1 else len(body)]
-        feedback_at = _find(chunk, "#")
-        text, feedback = (
-            (chunk, "") if feedback_at == -1 else (chunk[:feedback_at], chunk[feedback_at + 1 :])
-        )
-        answers.append((mark, text, feedback))
-        index = nxt
-    return answers, general, before
-
-
-def _unsupported(body: str, answers: list[tuple[str, str, str]]) -> str | None:
-    stripped = _clean(body).upper()
-    if not stripped:
-        return "an essay question"
-    if stripped.split("#")[0].strip() in ("T", "F", "TRUE", "FALSE"):
-        return "a true/false question"
-    if body.lstrip().startswith("#"):
-        return "a numerical question"
-    if answers and all(mark == "=" for mark, _, _ in answers):
-        if any("->" in text for _, text, _ in answers):
-            return "a matching question"
-        return "a short-answer question"
-    if any(WEIGHT.match(text) for _, text, _ in answers):
-        return "a question with weighted answers (%)"
-    if sum(mark == "=" for mark, _, _ in answers) > 1:
-        return "a question with more than one right answer"
-    return None
-
-
-def _question(block: _Block, file: str, parsed: Parsed) -> None:
-    text = block.text
-    name: str | None = None
-    body_text = text.lstrip()
-    if body_text.startswith("::"):
-        end = body_text.find("::", 2)
-        while end != -1 and body_text[end - 1] == "\\":
-            end = body_text.find("::", end + 1)
-        if end == -1:
-            parsed.errors.append(Problem(file, block.line, "", "the title's closing :: is missing"))
-            return
-        name = _clean(body_text[2:end])
-        body_text = body_text[end + 2 :]
-    stripped = body_text.lstrip()
-    for tag in FORMAT_TAGS:
-        if stripped.lower().startswith(tag):
-            body_text = stripped[len(tag) :]
-            break
-    opening = _find(body_text, "{")
-    if opening == -1:
-        parsed.skipped.append(
-            Problem(file, block.line, "", "skipped: a description (no answers) is not a question")
-        )
-        return
-    closing = _find(body_text, "}", opening + 1)
-    if closing == -1:
-        parsed.errors.append(Problem(file, block.line, "", "the answers' closing } is missing"))
-        return
-    body = body_text[opening + 1 : closing]
-    after = _clean(body_text[closing + 1 :])
-    answers, general, before = _split_answers(body)
-    reason = _unsupported(body, answers)
-    if reason is not None:
-        parsed.skipped.append(Problem(file, block.line, "", f"skipped: {reason}"))
-        return
-    if _clean(before):
-        parsed.errors.append(
-            Problem(file, block.line, "", "text before the first answer: start each with = or ~")
-        )
-        return
-    prompt = _clean(body_text[:opening])
-    if after:
-        prompt = f"{prompt} {GAP} {after}".strip()
-    rights = [i for i, (mark, _, _) in enumerate(answers) if mark == "="]
-    if not rights:
-        parsed.errors.append(Problem(file, block.line, "", "no right answer: mark it with ="))
-        return
-    right = rights[0]
-    feedback = [_clean(answers[right][2]), _clean(general)]
-    parsed.drafts.append(
-        Draft(
-            line=block.line,
-            prompt=prompt,
-            choices=[_clean(answer) for _, answer, _ in answers],
-            answer=right,
-            explanation="\n\n".join(part for part in feedback if part),
-            name=name,
-        )
-    )
-
-
-def parse_gift(text: str, file: str = "<gift>") -> Parsed:
-    parsed = Parsed()
-    for block in _blocks(text):
-        first = block.text.strip()
-        if first.startswith("$CATEGORY:"):
-            category_line, _, rest = first.partition("\n")
-            if parsed.category is None:
-                parsed.category = category_line.removeprefix("$CATEGORY:").strip()
-            if not rest.strip():
-                continue
-            block = _Block(block.line + 1, rest)
-        _question(block, file, parsed)
-    return parsed
