@@ -5,7 +5,7 @@ parameters to them in this process (`experiments.memory_fit`: fsrs's optimizer o
 stores the figures, adopts the parameters only when they beat the defaults on the latest
 20 % of reviews (held out of the fit), and then replays the cards this server schedules
 with its rules, so no review is lost. The bot's weekly fit runs exactly this, in a child
-process. `show` prints what is stored. Both need the schema of this version (0008).
+process. `show` prints what is memory_store. Both need the schema of this version (0008).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from bot.common.errors import SetupError
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.tables.learning import MemoryModel
-from bot.learning import memory_store as stored
+from bot.learning import memory_store
 
 SCHEMA = "0008"
 
@@ -79,7 +79,9 @@ async def _open(url: str) -> Database:
 async def _show(url: str, guild_id: int) -> tuple[MemoryModel | None, float]:
     db = await _open(url)
     try:
-        return await stored.model(db, guild_id), (await stored.rules_for(db, guild_id)).retention
+        return await memory_store.model(db, guild_id), (
+            await memory_store.rules_for(db, guild_id)
+        ).retention
     finally:
         await db.close()
 
@@ -95,28 +97,28 @@ async def fit_guild(db: Database, guild_id: int, *, epochs: int | None = None) -
     from experiments.memory_fit import DEFAULT_EPOCHS, fit_server
 
     now = utcnow()
-    if not await stored.claim_fit(db, guild_id, now):
+    if not await memory_store.claim_fit(db, guild_id, now):
         raise SetupError(
             f"a fit of server {guild_id} is running in another process",
             "wait until it is done (at most 30 minutes), then run this again",
         )
     try:
-        before = await stored.model(db, guild_id)
+        before = await memory_store.model(db, guild_id)
         old = before.parameters if before is not None else None
-        reviews = await stored.reviews_for_fit(db, guild_id)
+        reviews = await memory_store.reviews_for_fit(db, guild_id)
         result = await asyncio.to_thread(
             fit_server, reviews, epochs=DEFAULT_EPOCHS if epochs is None else epochs
         )
-        await stored.save_fit(db, guild_id, result, now, now + FIT_EVERY)
+        await memory_store.save_fit(db, guild_id, result, now, now + FIT_EVERY)
     except BaseException:
-        await stored.release_fit(db, guild_id)
+        await memory_store.release_fit(db, guild_id)
         raise
     new = result["parameters"] if result["decision"] == "fitted" else None
     result["rescheduled"] = 0
     if new != old:
         # The parameters in use changed (a new fit, or back to the defaults): replay.
-        result["rescheduled"] = await stored.reschedule(db, guild_id)
-        await stored.set_rescheduled(db, guild_id, result["rescheduled"])
+        result["rescheduled"] = await memory_store.reschedule(db, guild_id)
+        await memory_store.set_rescheduled(db, guild_id, result["rescheduled"])
     return result
 
 
@@ -124,8 +126,8 @@ async def _fit(url: str, guild_id: int, epochs: int | None) -> tuple[dict[str, A
     db = await _open(url)
     try:
         result = await fit_guild(db, guild_id, epochs=epochs)
-        model = await stored.model(db, guild_id)
-        retention = (await stored.rules_for(db, guild_id)).retention
+        model = await memory_store.model(db, guild_id)
+        retention = (await memory_store.rules_for(db, guild_id)).retention
         return result, describe(guild_id, model, retention)
     finally:
         await db.close()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from bot.common.errors import UserError
 from bot.common.times import utcnow
-from bot.community import custom_quizzes_store as stored_quizzes
+from bot.community import custom_quizzes_store
 from bot.quizbank import Problem, Quiz, QuizBank, QuizFileError, parse_quiz
 from bot.quizbank.formats import Format
 from bot.quizbank.links import plain_links
@@ -81,7 +81,7 @@ def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
 async def load_custom_quizzes(db: Database, bank: QuizBank) -> list[str]:
     """Add every stored server quiz to the bank; returns the ids that no longer load."""
     skipped: list[str] = []
-    for row in await stored_quizzes.all_quizzes(db):
+    for row in await custom_quizzes_store.all_quizzes(db):
         try:
             quiz = parse_quiz(row.source, f"{row.quiz_id}.yaml")
             # A shipped quiz added since the upload wins: never let an upload replace it.
@@ -171,7 +171,7 @@ async def upload_quiz(
         taken = conflicts(bank, quiz, guild_id)
         if taken:
             raise UserError("admin.id_taken", ids=", ".join(taken))
-        replaced = await stored_quizzes.save(
+        replaced = await custom_quizzes_store.save(
             db, guild_id, quiz.id, upload.source, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
         )
         quiz = _add_to_bank(bank, quiz, guild_id)
@@ -180,12 +180,12 @@ async def upload_quiz(
 
 async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:
     """The ids this server stored, including any that failed to load (so they can be removed)."""
-    return await stored_quizzes.ids_of(db, guild_id)
+    return await custom_quizzes_store.ids_of(db, guild_id)
 
 
 async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_id: str) -> None:
     async with _lock(bank):
-        await stored_quizzes.delete(db, guild_id, quiz_id)
+        await custom_quizzes_store.delete(db, guild_id, quiz_id)
         # Only this server's copy: a stored upload that was skipped at start may share
         # its id with a shipped quiz, which must stay.
         if bank.owner_of(quiz_id) == guild_id:

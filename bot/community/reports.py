@@ -15,8 +15,7 @@ from datetime import datetime
 from bot.common.cooldowns import Cooldown
 from bot.common.errors import UserError
 from bot.common.times import utcnow
-from bot.community import notices_store as stored_notices
-from bot.community import reports_store as stored
+from bot.community import notices_store, reports_store
 from bot.community.reports_store import ReportedQuestion
 from bot.community.rules import check_note, check_reason
 from bot.db.database import Database
@@ -60,7 +59,7 @@ class Reports:
 
     async def load(self) -> None:
         """At start: the hidden questions into the bank."""
-        for row in await stored.hidden(self.db):
+        for row in await reports_store.hidden(self.db):
             self.bank.hide(row.guild_id, row.question_id, row.fingerprint)
 
     def question(self, question_id: str) -> Question:
@@ -72,7 +71,7 @@ class Reports:
     async def check_can_report(self, question_id: str, user_id: int) -> Question:
         """Before showing the form: the question exists and this member has not reported it."""
         question = self.question(question_id)
-        if await stored.has_reported(self.db, question_id, user_id):
+        if await reports_store.has_reported(self.db, question_id, user_id):
             raise UserError("report.already")
         return question
 
@@ -90,7 +89,7 @@ class Reports:
         wait = self.cooldown.use(user_id)
         if wait:
             raise UserError("cooldown", seconds=max(1, round(wait)))
-        added = await stored.add_report(
+        added = await reports_store.add_report(
             self.db,
             guild_id=guild_id or 0,
             question_id=question_id,
@@ -105,7 +104,9 @@ class Reports:
 
     async def page(self, guild_id: int, page: int) -> ReportsPage:
         page = max(1, page)
-        found, total = await stored.of_guild(self.db, guild_id, PAGE_SIZE, (page - 1) * PAGE_SIZE)
+        found, total = await reports_store.of_guild(
+            self.db, guild_id, PAGE_SIZE, (page - 1) * PAGE_SIZE
+        )
         pages = max(1, math.ceil(total / PAGE_SIZE))
         lines = []
         for reported in found:
@@ -122,12 +123,14 @@ class Reports:
         if not self.bank.is_visible(self.bank.quiz_of(question_id).id, guild_id):
             raise UserError("report.unknown_question")  # not this server's to hide
         fingerprint = question_fingerprint(question)
-        await stored.hide(self.db, guild_id, question_id, fingerprint, actor_id, self.clock())
+        await reports_store.hide(
+            self.db, guild_id, question_id, fingerprint, actor_id, self.clock()
+        )
         self.bank.hide(guild_id, question_id, fingerprint)
         return question
 
     async def unhide(self, guild_id: int, question_id: str, actor_id: int) -> None:
-        await stored.unhide(self.db, guild_id, question_id, actor_id, self.clock())
+        await reports_store.unhide(self.db, guild_id, question_id, actor_id, self.clock())
         self.bank.unhide(guild_id, question_id)
 
 
@@ -139,12 +142,12 @@ class Notices:
         self.clock = clock
 
     async def claim(self, notice_id: int, via: str) -> MemberNotice | None:
-        return await stored_notices.claim(self.db, notice_id, self.clock(), via)
+        return await notices_store.claim(self.db, notice_id, self.clock(), via)
 
     async def claim_pending(self, user_id: int) -> list[MemberNotice]:
-        ids = await stored_notices.pending_ids(self.db, user_id, NOTICES_PER_COMMAND)
+        ids = await notices_store.pending_ids(self.db, user_id, NOTICES_PER_COMMAND)
         claimed = [await self.claim(notice_id, "command") for notice_id in ids]
         return [notice for notice in claimed if notice is not None]
 
     async def release(self, notice_id: int) -> None:
-        await stored_notices.release(self.db, notice_id)
+        await notices_store.release(self.db, notice_id)

@@ -19,7 +19,7 @@ from bot.common.cooldowns import Cooldown
 from bot.common.errors import UserError
 from bot.common.text import clip
 from bot.common.times import utcnow
-from bot.community import suggestions_store as stored
+from bot.community import suggestions_store
 from bot.community.rules import (
     MAX_COMMUNITY_QUESTIONS,
     MAX_PENDING_PER_GUILD,
@@ -103,7 +103,7 @@ class Suggestions:
             created_at=self.clock(),
         )
         try:
-            suggestion_id = await stored.add(
+            suggestion_id = await suggestions_store.add(
                 self.db,
                 row,
                 max_per_member=MAX_PENDING_PER_MEMBER,
@@ -129,26 +129,26 @@ class Suggestions:
     # -- admins ------------------------------------------------------------------
 
     async def next_for_review(self, guild_id: int, after_id: int = 0) -> ReviewItem | None:
-        row = await stored.next_pending(self.db, guild_id, after_id)
+        row = await suggestions_store.next_pending(self.db, guild_id, after_id)
         if row is None:
             return None
-        pending = await stored.pending_count(self.db, guild_id, MAX_PENDING_PER_GUILD)
-        recent = await stored.recent_actions(self.db, guild_id)
+        pending = await suggestions_store.pending_count(self.db, guild_id, MAX_PENDING_PER_GUILD)
+        recent = await suggestions_store.recent_actions(self.db, guild_id)
         return ReviewItem(row, Suggestion.from_json(row.content), pending, recent)
 
     async def review_item(self, guild_id: int, suggestion_id: int) -> ReviewItem:
         """One pending suggestion of this server as an admin reviews it."""
         row = await self.pending_row(guild_id, suggestion_id)
-        pending = await stored.pending_count(self.db, guild_id, MAX_PENDING_PER_GUILD)
-        recent = await stored.recent_actions(self.db, guild_id)
+        pending = await suggestions_store.pending_count(self.db, guild_id, MAX_PENDING_PER_GUILD)
+        recent = await suggestions_store.recent_actions(self.db, guild_id)
         return ReviewItem(row, Suggestion.from_json(row.content), pending, recent)
 
     async def pending_row(self, guild_id: int, suggestion_id: int) -> SuggestionRow:
         """A suggestion of this server still pending; else a UserError saying what became of it."""
-        row = await stored.get(self.db, suggestion_id)
+        row = await suggestions_store.get(self.db, suggestion_id)
         if row is None or row.guild_id != guild_id:
             raise UserError("suggest.gone")
-        if row.status != stored.PENDING:
+        if row.status != suggestions_store.PENDING:
             raise UserError(
                 f"suggest.already_{row.status}",
                 by=f"<@{row.decided_by}>",
@@ -162,7 +162,7 @@ class Suggestions:
         await self.pending_row(guild_id, suggestion_id)
         suggestion = check_suggestion(form, locale)
         self._refuse_known_prompt(guild_id, suggestion)
-        changed = await stored.edit(
+        changed = await suggestions_store.edit(
             self.db,
             suggestion_id,
             guild_id,
@@ -188,12 +188,12 @@ class Suggestions:
             raise UserError("suggest.id_taken", question_id=question_id)
         self._refuse_known_prompt(guild_id, suggestion)
         excerpt = clip(suggestion.prompt, EXCERPT)
-        decided = await stored.decide(
+        decided = await suggestions_store.decide(
             self.db,
             suggestion_id,
             guild_id,
             actor_id,
-            stored.APPROVED,
+            suggestions_store.APPROVED,
             self.clock(),
             notice=("notice.approved", {"server": server, "prompt": excerpt}),
             max_approved=MAX_COMMUNITY_QUESTIONS,
@@ -212,12 +212,12 @@ class Suggestions:
         excerpt = clip(Suggestion.from_json(row.content).prompt, EXCERPT)
         key = "notice.rejected_reason" if reason else "notice.rejected"
         params = {"server": server, "prompt": excerpt, "reason": reason or ""}
-        decided = await stored.decide(
+        decided = await suggestions_store.decide(
             self.db,
             suggestion_id,
             guild_id,
             actor_id,
-            stored.REJECTED,
+            suggestions_store.REJECTED,
             self.clock(),
             reason=reason,
             notice=(key, params),
@@ -238,12 +238,12 @@ class Suggestions:
     async def rebuild(self, guild_id: int) -> None:
         """The server's community quiz from its approved suggestions (the database's truth)."""
         async with self._lock:
-            rows = await stored.approved(self.db, guild_id, MAX_COMMUNITY_QUESTIONS)
+            rows = await suggestions_store.approved(self.db, guild_id, MAX_COMMUNITY_QUESTIONS)
             self._install(guild_id, rows)
 
     async def load(self) -> None:
         """At start: every server's community quiz."""
-        rows = await stored.approved(self.db, None, MAX_COMMUNITY_QUESTIONS)
+        rows = await suggestions_store.approved(self.db, None, MAX_COMMUNITY_QUESTIONS)
         per_guild: dict[int, list[SuggestionRow]] = {}
         for row in rows:
             per_guild.setdefault(row.guild_id, []).append(row)

@@ -24,7 +24,7 @@ from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import log_failure
 from bot.db.tables.learning import MemoryModel
-from bot.learning import memory_store as stored
+from bot.learning import memory_store
 from bot.learning.memory_rules import (
     CURVE_CARDS,
     CURVE_DAYS,
@@ -56,17 +56,19 @@ class MemoryModels:
         self._running: asyncio.Task[None] | None = None
 
     async def rules(self, guild_id: int | None) -> Rules:
-        return await stored.rules_for(self.db, guild_id)
+        return await memory_store.rules_for(self.db, guild_id)
 
     async def model(self, guild_id: int) -> MemoryModel | None:
-        return await stored.model(self.db, guild_id)
+        return await memory_store.model(self.db, guild_id)
 
     async def class_curve(self, guild_id: int) -> ClassCurve:
         """The predicted recall of the cards the class reviewed here in the last 30 days
         (at most CURVE_CARDS), today and on each of the next 30 days, by the server's model."""
         now = self.clock()
         rules = await self.rules(guild_id)
-        cards = await stored.class_cards(self.db, guild_id, now - timedelta(days=30), CURVE_CARDS)
+        cards = await memory_store.class_cards(
+            self.db, guild_id, now - timedelta(days=30), CURVE_CARDS
+        )
 
         def curve() -> list[float]:  # ~50 ms for 5,000 cards: off the loop
             points = [p for p in (card_stability(c) for c in cards) if p is not None]
@@ -80,15 +82,15 @@ class MemoryModels:
     async def fit_due(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:
         """Fit the servers whose weekly fit is due, one after the other; the number checked."""
         checked = 0
-        for guild_id in await stored.due_for_fit(self.db, self.clock()):
+        for guild_id in await memory_store.due_for_fit(self.db, self.clock()):
             if not owns_guild(guild_id):
                 continue
             checked += 1
             now = self.clock()
-            reviews = await stored.review_count(self.db, guild_id, MIN_REVIEWS)
+            reviews = await memory_store.review_count(self.db, guild_id, MIN_REVIEWS)
             if reviews < MIN_REVIEWS:
-                if await stored.claim_fit(self.db, guild_id, now):
-                    await stored.save_fit(
+                if await memory_store.claim_fit(self.db, guild_id, now):
+                    await memory_store.save_fit(
                         self.db,
                         guild_id,
                         {

@@ -19,7 +19,7 @@ from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import log_failure
 from bot.db.tables.learning import Reminder
-from bot.learning import reminders_store as stored
+from bot.learning import reminders_store
 from bot.learning.reminder_rules import (
     BATCH,
     next_reminder_at,
@@ -55,7 +55,7 @@ class Reminders:
         self.outbox.senders[Owed.REMINDER] = sender
 
     async def get(self, user_id: int) -> Reminder | None:
-        return await stored.get(self.db, user_id)
+        return await reminders_store.get(self.db, user_id)
 
     async def turn_on(
         self,
@@ -71,10 +71,14 @@ class Reminders:
             raise UserError("perm.guild_only")
         at = parse_remind_time(time)
         due = parse_min_due(min_due)
-        name = timezone.strip() if timezone else await stored.server_timezone(self.db, guild_id)
+        name = (
+            timezone.strip()
+            if timezone
+            else await reminders_store.server_timezone(self.db, guild_id)
+        )
         tz = parse_timezone(name or "UTC")
         now = self.clock()
-        return await stored.save(
+        return await reminders_store.save(
             self.db,
             Reminder(
                 user_id=user_id,
@@ -89,7 +93,9 @@ class Reminders:
         )
 
     async def turn_off(self, user_id: int) -> bool:
-        return await stored.turn_off(self.db, user_id, self.clock(), stored.OFF_BY_MEMBER)
+        return await reminders_store.turn_off(
+            self.db, user_id, self.clock(), reminders_store.OFF_BY_MEMBER
+        )
 
     async def dms_closed(self, reminder: Reminder) -> None:
         """Discord refused the DM (403): reminders off, and the member is told at their
@@ -99,8 +105,8 @@ class Reminders:
             "locale": reminder.locale,
             "key": "remind.dm_closed",
         }
-        if await stored.turn_off(
-            self.db, reminder.user_id, self.clock(), stored.OFF_DM_CLOSED, notice
+        if await reminders_store.turn_off(
+            self.db, reminder.user_id, self.clock(), reminders_store.OFF_DM_CLOSED, notice
         ):
             log.info("reminders off: DMs closed", extra={"user_id": reminder.user_id})
 
@@ -114,7 +120,7 @@ class Reminders:
         minute, to those with enough reviews due; move each to its next day. The number owed."""
         now = self.clock()
         checked: list[tuple[Reminder, datetime, str | None]] = []
-        for reminder in await stored.due(self.db, now, BATCH):
+        for reminder in await reminders_store.due(self.db, now, BATCH):
             if not owns_guild(reminder.guild_id):
                 continue
             tz = ZoneInfo(reminder.timezone)
@@ -128,7 +134,7 @@ class Reminders:
         owed = 0
         for reminder, next_at, ref in checked:
             owe = (ref, now + next(offsets)) if ref else None
-            owed += await stored.advance(self.db, reminder, next_at, now, owe)
+            owed += await reminders_store.advance(self.db, reminder, next_at, now, owe)
         return owed
 
     async def run(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:

@@ -32,7 +32,7 @@ from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import is_transient, log_failure, outage, retry_transient
 from bot.db.tables.outbox import Outbox
-from bot.outbox import store as table
+from bot.outbox import store
 from bot.outbox.rules import Owed, retry_delay
 
 log = logging.getLogger("quiztutor.outbox")
@@ -78,23 +78,23 @@ class OutboxService:
     async def pending(self, guild_id: int) -> list[Outbox]:
         """Owed (of the kinds this service sends) and not yet delivered (nor refused for
         good), oldest first."""
-        return await table.pending(self.db, guild_id, list(self.senders))
+        return await store.pending(self.db, guild_id, list(self.senders))
 
     async def item(self, kind: Owed, post_id: int) -> Outbox | None:
-        return await table.item(self.db, kind, post_id)
+        return await store.item(self.db, kind, post_id)
 
     async def item_of_round(self, kind: Owed, round_id: int, number: int) -> Outbox | None:
-        return await table.item_of_round(self.db, kind, round_id, number)
+        return await store.item_of_round(self.db, kind, round_id, number)
 
     async def _finish(self, item_id: int, **values: object) -> None:
         await retry_transient(
-            lambda: table.finish(self.db, item_id, self.owner, **values),
+            lambda: store.finish(self.db, item_id, self.owner, **values),
             f"recording outbox item {item_id}",
         )
 
     async def _failed(self, item_id: int, **values: object) -> None:
         await retry_transient(
-            lambda: table.failed(self.db, item_id, self.owner, **values),
+            lambda: store.failed(self.db, item_id, self.owner, **values),
             f"recording outbox item {item_id}",
         )
 
@@ -112,7 +112,7 @@ class OutboxService:
     async def attempt(self, item_id: int) -> Delivery:
         """Claim, look for a copy when an earlier attempt's outcome is unknown, else send."""
         item = await retry_transient(
-            lambda: table.claim(self.db, item_id, self.owner, self.clock()),
+            lambda: store.claim(self.db, item_id, self.owner, self.clock()),
             "claiming an outbox item",
         )
         if item is None:
@@ -164,7 +164,7 @@ class OutboxService:
         """An admin's explicit retry: make the item due now and attempt it (still once:
         the lease and the look-back hold as for the automatic retries)."""
         await retry_transient(
-            lambda: table.make_due(self.db, item_id, self.clock()), "retrying an outbox item"
+            lambda: store.make_due(self.db, item_id, self.clock()), "retrying an outbox item"
         )
         return await self.attempt(item_id)
 
@@ -176,7 +176,7 @@ class OutboxService:
             if item.kind != kind.value or item.id is None:
                 continue
             delivery = await self.retry_now(item.id)
-            after = await table.get(self.db, item.id)
+            after = await store.get(self.db, item.id)
             outcomes.append((delivery, after or item))
         return outcomes
 
@@ -194,7 +194,7 @@ class OutboxService:
         delivered = 0
         kinds = list(self.senders)
         try:
-            due = await table.due_ids(self.db, self.clock(), kinds)
+            due = await store.due_ids(self.db, self.clock(), kinds)
         except Exception as exc:
             if not is_transient(exc):
                 raise

@@ -23,7 +23,7 @@ from bot.db.database import Database
 from bot.db.tables.quiz import QuizSession
 from bot.demos.generated import InstancePool
 from bot.learning.review import Reviews
-from bot.quiz import sessions_store as rows
+from bot.quiz import sessions_store
 from bot.quiz.sessions_store import ACTIVE, FINISHED, STOPPED
 from bot.quizbank import Question, QuizBank, choice_order
 from bot.quizbank.bank import Item
@@ -176,13 +176,13 @@ class QuizSessions:
             started_at=now,
             last_activity_at=now,
         )
-        return await rows.begin(self.db, session_row, now)
+        return await sessions_store.begin(self.db, session_row, now)
 
     async def get(self, session_id: str) -> QuizSession | None:
-        return await rows.get(self.db, session_id)
+        return await sessions_store.get(self.db, session_id)
 
     async def active_for(self, user_id: int) -> QuizSession | None:
-        return await rows.active_for(self.db, user_id)
+        return await sessions_store.active_for(self.db, user_id)
 
     def current_question(self, quiz: QuizSession) -> tuple[Question, list[int]]:
         """The question at the session's position and its display order of choices."""
@@ -229,7 +229,7 @@ class QuizSessions:
                 raise UserError("quiz.bad_choice", position=display_position + 1, max=len(order))
             correct = order[display_position] == question.answer
             now = self.clock()
-            won = await rows.record_answer(
+            won = await sessions_store.record_answer(
                 self.db, quiz, display_position, question.id, order[display_position], correct, now
             )
             if not won:  # a concurrent click got there first: report its outcome
@@ -264,7 +264,7 @@ class QuizSessions:
         if quiz.status != ACTIVE:
             raise UserError("quiz.expired")
         if quiz.answered_current:
-            await rows.advance(self.db, quiz, self.clock())
+            await sessions_store.advance(self.db, quiz, self.clock())
             # Whether this call or a concurrent one advanced it, report the stored state.
             return await self.next(session_id, user_id)
         try:
@@ -278,14 +278,14 @@ class QuizSessions:
         quiz = await self.active_for(user_id)
         if quiz is None:
             return None
-        await rows.stop(self.db, quiz.id, self.clock())
+        await sessions_store.stop(self.db, quiz.id, self.clock())
         stopped = await self.get(quiz.id)
         assert stopped is not None
         return self._summary(stopped)
 
     async def cleanup_expired(self, now: datetime, max_age: timedelta = DEFAULT_MAX_AGE) -> int:
         """Mark sessions idle for longer than `max_age` as expired; returns how many."""
-        return await rows.expire_idle(self.db, now, max_age)
+        return await sessions_store.expire_idle(self.db, now, max_age)
 
     def _summary(self, quiz: QuizSession) -> QuizSummary:
         end = quiz.finished_at or self.clock()
