@@ -18,6 +18,7 @@ import secrets
 import time
 
 from bench.common import DemoBot, Row, demo_bot, ms, new_members, summary
+from bot.quiz import sessions_store
 from experiments.generators import TEMPLATES
 
 NAME = "generated"
@@ -64,7 +65,7 @@ async def start_times(env: DemoBot, samples: int, tag: str) -> tuple[list[float]
         res = await env.fake.slash(member, "quiz start", topic=QUIZ)
         assert res.message is not None, res.text
         times.append(ms(res.first_response_s))
-        session = await env.bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(env.bot.services.db, member.id)
         assert session is not None
         asked += sum(q.startswith("gen:") for q in session.question_ids)
     return times, asked

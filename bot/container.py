@@ -27,7 +27,8 @@ from bot.learning.memory import CHECK_EVERY, MemoryModels
 from bot.learning.reminder_rules import RUN_EVERY as REMINDERS_EVERY
 from bot.learning.reminders import REMINDERS_SEND_S, Reminders
 from bot.live.rounds import LiveRounds
-from bot.quiz.sessions import QuizSessions
+from bot.quiz import sessions_store
+from bot.quiz.sessions import DEFAULT_MAX_AGE, QuizSessions
 from bot.quizbank import QuizBank
 from bot.quizbank.files import SHIPPED_DIR, load_bank
 from bot.scheduler import DrainingScheduler
@@ -88,7 +89,7 @@ class Services:
         async def expire_quiz_sessions() -> None:
             # Idle sessions hold no memory (state is in the database), but their rows and
             # buttons should stop working after a while.
-            expired = await self.sessions.cleanup_expired(utcnow())
+            expired = await sessions_store.expire_idle(self.db, utcnow(), DEFAULT_MAX_AGE)
             if expired:
                 log.info("expired %d idle quiz sessions", expired)
 

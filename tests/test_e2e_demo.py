@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from bot.quiz import sessions_store
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
@@ -70,7 +71,7 @@ async def test_demos_with_a_warm_worker(discord_fake: FakeDiscord, start_bot: St
         # "Show me" after answering runs the question's demo, privately.
         assert quiz.message is not None
         await fake.click(quiz.message, quiz.message.custom_ids()[0], indonesian)
-        session = await bot.services.sessions.active_for(indonesian.id)
+        session = await sessions_store.active_for(bot.services.db, indonesian.id)
         assert session is not None
         question, _ = bot.services.sessions.current_question(session)
         answered = fake.message(quiz.message.id)

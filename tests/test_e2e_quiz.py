@@ -122,7 +122,7 @@ async def test_session_survives_a_restart(discord_fake: FakeDiscord, start_bot: 
         message = fake.message(message_id)
         step = await fake.click(message, button(message, "Next"), member)
         assert step.embeds[0]["title"] == "Question 2/3"
-        session = await bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
         assert session is not None and session.score == 1
 
 
@@ -155,7 +155,7 @@ async def test_quiz_stop(discord_fake: FakeDiscord, start_bot: StartBot) -> None
         assert res.embeds[0]["title"] == f"Question 1/{len(bot.services.bank.all_questions())}"
         stopped = await fake.slash(member, "quiz stop")
         assert stopped.content == "Your quiz is stopped."
-        assert await bot.services.sessions.active_for(member.id) is None
+        assert await sessions_store.active_for(bot.services.db, member.id) is None
         assert res.message is not None
         late = await fake.click(res.message, button(res.message, "A"), member)
         assert late.content == "⚠️ This quiz is no longer active; start a new one with /quiz start."

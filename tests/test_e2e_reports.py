@@ -5,6 +5,7 @@ question from the server until it is fixed (`quiztutor reports`: tests/test_cli_
 from __future__ import annotations
 
 from bot.discord.client import QuizTutorBot
+from bot.quiz import sessions_store
 from bot.quizbank.bank import question_fingerprint
 from testkit.standin.models import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
@@ -23,7 +24,7 @@ async def answer_one(
     """`member` answers one question of TOPIC; the answered message and the question's id."""
     res = await fake.slash(member, "quiz start", topic=TOPIC, questions=1)
     assert res.message is not None
-    session = await bot.services.sessions.active_for(member.id)
+    session = await sessions_store.active_for(bot.services.db, member.id)
     assert session is not None
     right, _ = await letters(bot, member)
     await fake.click(res.message, button(res.message, right), member)

@@ -7,6 +7,7 @@ import re
 from bot.common.times import utcnow
 from bot.learning.cards_store import record_grades
 from bot.learning.review_rules import QUIZ, Grade, Source
+from bot.quiz import sessions_store
 from bot.stats.charts import PNG_MAGIC
 from testkit.standin.models import FakeMessage, FakeUser
 from testkit.standin.server import FakeDiscord
@@ -34,7 +35,7 @@ async def test_review_asks_the_mistake_first_and_survives_a_restart(
         res = await fake.slash(member, "quiz start", topic="gradient-accumulation", questions=2)
         assert res.message is not None
         quiz_id = res.message.id
-        first = await bot.services.sessions.active_for(member.id)
+        first = await sessions_store.active_for(bot.services.db, member.id)
         assert first is not None
         missed, passed = first.question_ids
         _, wrong = await letters(bot, member)
@@ -55,7 +56,7 @@ async def test_review_asks_the_mistake_first_and_survives_a_restart(
         review = await fake.slash(member, "quiz review", questions=3)
         assert review.ephemeral and review.embeds[0]["title"] == "Question 1/3"
         assert review.message is not None
-        session = await bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
         assert session is not None and session.id != first.id
         # The mistake first; the question answered right is not due again for days.
         assert session.question_ids[0] == missed and passed not in session.question_ids
@@ -72,7 +73,7 @@ async def test_review_asks_the_mistake_first_and_survives_a_restart(
         # Practised right, the mistake is closed: a new review does not start with it.
         await fake.slash(member, "quiz stop")
         again = await fake.slash(member, "quiz review", questions=3)
-        session = await bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
         assert session is not None and missed not in session.question_ids
         assert again.embeds[0]["title"] == "Question 1/3"
 
@@ -104,7 +105,7 @@ async def test_review_with_nothing_due_says_when_the_next_review_is(
         assert res.text.startswith("🎉 Nothing to review right now")
         stamps = {int(s) for s in re.findall(r"<t:(\d+):[FR]>", res.text)}
         assert stamps == {int(next_due.timestamp())}
-        assert await bot.services.sessions.active_for(member.id) is None
+        assert await sessions_store.active_for(bot.services.db, member.id) is None
         res_id = await fake.slash(member_id, "quiz review")
         assert res_id.text.startswith("🎉 Belum ada yang perlu diulang")
 

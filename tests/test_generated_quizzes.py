@@ -21,6 +21,7 @@ from bot.db.database import Database
 from bot.db.tables.quiz import QuizResult
 from bot.demos.generated import InstancePool
 from bot.learning.cards_store import cards_of
+from bot.quiz import sessions_store
 from bot.quiz.sessions import NothingDue, QuizSessions
 from bot.quizbank import QuizBank, QuizFileError, parse_quiz
 from bot.quizbank.files import load_quizzes
@@ -223,7 +224,7 @@ async def test_a_wrong_answer_makes_a_template_card_and_review_asks_a_new_instan
     sessions = QuizSessions(db, gen_bank, pool=pool)
     quiz = await sessions.start(USER, None, "fmt", None, "en", seed=4)
     for number in range(1, len(quiz.question_ids) + 1):
-        current = await sessions.get(quiz.id)
+        current = await sessions_store.get(sessions.db, quiz.id)
         assert current is not None
         question, order = sessions.current_question(current)
         right = order.index(question.answer)

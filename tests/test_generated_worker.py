@@ -15,6 +15,7 @@ import pytest
 from bot.demos.generated import InstancePool
 from bot.demos.runner import DemoRunner
 from bot.discord.client import QuizTutorBot
+from bot.quiz import sessions_store
 from bot.quizbank.generated import template_key
 from experiments.catalog import ParamError
 from experiments.generators import generate
@@ -65,7 +66,7 @@ async def answer_all(
     """Answer every question (the generated one wrong); {question id: footer shown}."""
     shown = {}
     for number in range(1, total + 1):
-        session = await bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
         assert session is not None
         qid = session.question_ids[session.position]
         shown[qid] = footer(fake.message(message_id))
@@ -102,7 +103,7 @@ async def test_quiz_and_review_ask_generated_questions(
         assert first is not None and shown["ge-01"] == "Generated"
         review = await fake.slash(member, "quiz review", questions=2)
         assert review.message is not None
-        session = await bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
         assert session is not None and session.question_ids[0] == template_key("fp16-round")
         again = SEED.search(footer(review.message))
         assert again is not None and again.group(1) != first.group(1)  # a new instance

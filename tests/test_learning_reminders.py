@@ -26,6 +26,7 @@ from bot.learning.reminders import Reminders
 from bot.learning.reminders_store import get
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, Grade, Source
+from bot.quiz import sessions_store
 from testkit.standin.models import FakeUser
 from testkit.standin.server import FakeDiscord
 from testkit.times import Clock
@@ -123,7 +124,7 @@ async def test_a_reminder_comes_once_at_local_time_across_dst_and_its_button_sta
         latest = fake.dms(member)[-1]
         review = await fake.click(latest, "remind:review", member)
         assert review.ephemeral and review.embeds[0]["title"].startswith("Question 1/")
-        session = await bot.services.sessions.active_for(member.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
         assert session is not None and session.guild_id == fake.guild.id
 
         assert (await fake.slash(member, "quiz remind off")).text == "Reminders off."

@@ -10,6 +10,7 @@ from fsrs import Rating
 from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.learning.review_rules import review
+from bot.quiz import sessions_store
 from bot.quiz.sessions import QuizSessions
 from bot.quizbank import QuizBank
 from bot.stats.progress import ProgressReports
@@ -46,7 +47,7 @@ async def test_progress_counts_graded_answers_per_topic_and_reviews_due(
     sessions = QuizSessions(db, full_bank, clock=clock)
     quiz = await sessions.start(USER, GUILD, "accum", 3, "en", seed=2)
     for right in (True, False, False):
-        current = await sessions.get(quiz.id)
+        current = await sessions_store.get(sessions.db, quiz.id)
         assert current is not None
         question, order = sessions.current_question(current)
         position = order.index(question.answer)

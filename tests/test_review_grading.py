@@ -15,6 +15,7 @@ from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.cards_store import apply_grades, chunks, prepare_grades, record_grade
 from bot.learning.review import Reviews
 from bot.learning.review_rules import DAILY, QUIZ, Grade, Source
+from bot.quiz import sessions_store
 from bot.quiz.sessions import QuizSessions
 from bot.quizbank import QuizBank
 from testkit.times import Clock
@@ -50,7 +51,7 @@ async def test_quiz_answers_update_cards_once_even_when_clicked_twice(
         sessions.answer(quiz.id, USER, wrong, 1), other.answer(quiz.id, USER, wrong, 1)
     )
     await sessions.next(quiz.id, USER)
-    second, order2 = sessions.current_question(await sessions.get(quiz.id))  # type: ignore[arg-type]
+    second, order2 = sessions.current_question(await sessions_store.get(sessions.db, quiz.id))  # type: ignore[arg-type]
     await sessions.answer(quiz.id, USER, order2.index(second.answer), 2)
     assert await logs(db) == [
         ("quiz", quiz.id, USER, question.id, False),
@@ -103,7 +104,7 @@ async def test_a_review_session_asks_each_due_question_once(db: Database, bank: 
     # Every answer wrong: each becomes due at once, yet none comes back in this session.
     asked = []
     for number in range(1, 9):
-        current = await sessions.get(quiz.id)
+        current = await sessions_store.get(sessions.db, quiz.id)
         assert current is not None
         question, order = sessions.current_question(current)
         asked.append(question.id)

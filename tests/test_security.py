@@ -21,6 +21,7 @@ from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.db.tables.quiz import QuizResult, QuizSession
 from bot.demos.runner import DemoFailed, DemoRunner
 from bot.discord.client import QuizTutorBot
+from bot.quiz import sessions_store
 from testkit.standin.driver import (
     ATTACHMENT,
     BOOLEAN,
@@ -180,7 +181,7 @@ async def test_forged_and_expired_buttons_are_refused_without_changes(
             await session.commit()
         late = await fake.click(message, real, bob)
         assert late.content.startswith("⚠️ This quiz is no longer active")
-        stored = await bot.services.sessions.get(session_id)
+        stored = await sessions_store.get(bot.services.db, session_id)
         assert stored is not None and stored.status == "expired"
         async with bot.services.db.session() as session:
             assert (await session.exec(select(QuizResult))).all() == []
@@ -194,7 +195,7 @@ async def test_housekeeping_expires_idle_sessions(
     async with start_bot() as bot:
         await fake.slash(bob, "quiz start", topic="mixed-precision", questions=1)
         await fake.slash(dora, "quiz start", topic="mixed-precision", questions=1)
-        idle = await bot.services.sessions.active_for(bob.id)
+        idle = await sessions_store.active_for(bot.services.db, bob.id)
         assert idle is not None
         async with bot.services.db.session() as session:
             await session.exec(
@@ -206,8 +207,8 @@ async def test_housekeeping_expires_idle_sessions(
         job = bot.services.scheduler.get_job("housekeeping:sessions")
         assert job is not None and job.trigger.interval <= timedelta(minutes=15)
         await job.func()  # the job as the scheduler runs it
-        assert await bot.services.sessions.active_for(bob.id) is None
-        assert await bot.services.sessions.active_for(dora.id) is not None  # still active
+        assert await sessions_store.active_for(bot.services.db, bob.id) is None
+        assert await sessions_store.active_for(bot.services.db, dora.id) is not None  # still active
 
 
 async def test_reaction_emoji_beyond_the_choices_is_not_an_answer(
@@ -293,11 +294,11 @@ async def test_quiz_start_cooldown_per_member(
         assert "warp-drive" in refused.content
         first = await fake.slash(bob, "quiz start", topic="mixed-precision", questions=1)
         assert first.embeds and first.embeds[0]["title"] == "Question 1/1"
-        session = await bot.services.sessions.active_for(bob.id)
+        session = await sessions_store.active_for(bot.services.db, bob.id)
         again = await fake.slash(bob, "quiz start", topic="mixed-precision", questions=1)
         assert again.ephemeral and again.content.startswith("⚠️ Slow down a little: try again in ")
         # The first session is untouched; another member is not slowed down.
-        assert await bot.services.sessions.active_for(bob.id) == session
+        assert await sessions_store.active_for(bot.services.db, bob.id) == session
         other = await fake.slash(citra, "quiz start", topic="mixed-precision", questions=1)
         assert other.embeds and other.embeds[0]["title"] == "Soal 1/1"
 

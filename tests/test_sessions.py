@@ -12,6 +12,7 @@ from sqlmodel import select
 from bot.common.errors import UserError
 from bot.db.database import Database
 from bot.db.tables.quiz import QuizResult
+from bot.quiz import sessions_store
 from bot.quiz.sessions import QuizSessions, QuizStep, QuizSummary
 from bot.quizbank import QuizBank
 from testkit.times import Clock
@@ -61,9 +62,9 @@ async def test_start_is_reproducible_with_a_seed(sessions: QuizSessions) -> None
 async def test_a_new_session_stops_the_old_one(sessions: QuizSessions) -> None:
     old = await sessions.start(USER, 5, "accum", None, "en")
     new = await sessions.start(USER, 5, "accum", None, "en")
-    stopped = await sessions.get(old.id)
+    stopped = await sessions_store.get(sessions.db, old.id)
     assert stopped is not None and stopped.status == "stopped"
-    active = await sessions.active_for(USER)
+    active = await sessions_store.active_for(sessions.db, USER)
     assert active is not None and active.id == new.id
     with pytest.raises(UserError) as caught:
         await sessions.answer(old.id, USER, 0)
@@ -75,7 +76,7 @@ async def test_full_run_with_results_and_summary(
 ) -> None:
     quiz = await sessions.start(USER, None, "accum", None, "id", seed=1)
     for number in (1, 2, 3):
-        current = await sessions.get(quiz.id)
+        current = await sessions_store.get(sessions.db, quiz.id)
         assert current is not None
         good = right_position(sessions, current)
         position = good if number != 2 else (good + 1) % 3  # the second one wrong
@@ -113,7 +114,7 @@ async def test_double_click_is_idempotent(sessions: QuizSessions, db: Database) 
     assert first == second and first.correct is False and first.chosen_position == wrong
     again = await sessions.answer(quiz.id, USER, good)
     assert again == first
-    stored = await sessions.get(quiz.id)
+    stored = await sessions_store.get(sessions.db, quiz.id)
     assert stored is not None and stored.score == 0
     # Double click on "next": the second returns the same (new) question, nothing skipped.
     a, b = await asyncio.gather(sessions.next(quiz.id, USER), sessions.next(quiz.id, USER))
@@ -185,13 +186,13 @@ async def test_stop_and_expired_cleanup(sessions: QuizSessions, clock: Clock) ->
     clock.now += timedelta(hours=1)
     busy = await sessions.start(OTHER, 5, "accum", None, "en")
     clock.now += timedelta(hours=1, minutes=30)
-    assert await sessions.cleanup_expired(clock.now, timedelta(hours=2)) == 1
-    assert (await sessions.get(idle.id)).status == "expired"  # type: ignore[union-attr]
-    assert (await sessions.get(busy.id)).status == "active"  # type: ignore[union-attr]
-    assert await sessions.cleanup_expired(clock.now, timedelta(hours=2)) == 0
+    assert await sessions_store.expire_idle(sessions.db, clock.now, timedelta(hours=2)) == 1
+    assert (await sessions_store.get(sessions.db, idle.id)).status == "expired"  # type: ignore[union-attr]
+    assert (await sessions_store.get(sessions.db, busy.id)).status == "active"  # type: ignore[union-attr]
+    assert await sessions_store.expire_idle(sessions.db, clock.now, timedelta(hours=2)) == 0
     # A session past its idle limit is refused even before the cleanup job ran.
     clock.now += timedelta(hours=1)
     with pytest.raises(UserError) as caught:
         await sessions.answer(busy.id, OTHER, 0)
     assert caught.value.key == "quiz.expired"
-    assert (await sessions.get(busy.id)).status == "expired"  # type: ignore[union-attr]
+    assert (await sessions_store.get(sessions.db, busy.id)).status == "expired"  # type: ignore[union-attr]

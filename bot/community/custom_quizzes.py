@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from bot.common.errors import UserError
 from bot.common.times import utcnow
 from bot.community import custom_quizzes_store
+from bot.db.database import Database
 from bot.quizbank import Problem, Quiz, QuizBank, QuizFileError, parse_quiz
 from bot.quizbank.formats import Format
 from bot.quizbank.links import plain_links
 from bot.quizbank.parse import MAX_FILE_BYTES
 from bot.quizbank.sandbox import parse_upload
-from bot.storage import Database
 
 log = logging.getLogger("quiztutor.custom_quizzes")
 

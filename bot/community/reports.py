@@ -141,13 +141,10 @@ class Notices:
         self.db = db
         self.clock = clock
 
-    async def claim(self, notice_id: int, via: str) -> MemberNotice | None:
-        return await notices_store.claim(self.db, notice_id, self.clock(), via)
-
     async def claim_pending(self, user_id: int) -> list[MemberNotice]:
         ids = await notices_store.pending_ids(self.db, user_id, NOTICES_PER_COMMAND)
-        claimed = [await self.claim(notice_id, "command") for notice_id in ids]
+        claimed = [
+            await notices_store.claim(self.db, notice_id, self.clock(), "command")
+            for notice_id in ids
+        ]
         return [notice for notice in claimed if notice is not None]
-
-    async def release(self, notice_id: int) -> None:
-        await notices_store.release(self.db, notice_id)

@@ -23,13 +23,11 @@ from datetime import datetime, timedelta
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import log_failure
-from bot.db.tables.learning import MemoryModel
 from bot.learning import memory_store
 from bot.learning.memory_rules import (
     CURVE_CARDS,
     CURVE_DAYS,
     MIN_REVIEWS,
-    Rules,
     card_stability,
     retention_curve,
 )
@@ -55,17 +53,11 @@ class MemoryModels:
         self.clock = clock
         self._running: asyncio.Task[None] | None = None
 
-    async def rules(self, guild_id: int | None) -> Rules:
-        return await memory_store.rules_for(self.db, guild_id)
-
-    async def model(self, guild_id: int) -> MemoryModel | None:
-        return await memory_store.model(self.db, guild_id)
-
     async def class_curve(self, guild_id: int) -> ClassCurve:
         """The predicted recall of the cards the class reviewed here in the last 30 days
         (at most CURVE_CARDS), today and on each of the next 30 days, by the server's model."""
         now = self.clock()
-        rules = await self.rules(guild_id)
+        rules = await memory_store.rules_for(self.db, guild_id)
         cards = await memory_store.class_cards(
             self.db, guild_id, now - timedelta(days=30), CURVE_CARDS
         )

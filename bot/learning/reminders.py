@@ -54,9 +54,6 @@ class Reminders:
     def set_sender(self, sender: Sender) -> None:
         self.outbox.senders[Owed.REMINDER] = sender
 
-    async def get(self, user_id: int) -> Reminder | None:
-        return await reminders_store.get(self.db, user_id)
-
     async def turn_on(
         self,
         user_id: int,

@@ -178,12 +178,6 @@ class QuizSessions:
         )
         return await sessions_store.begin(self.db, session_row, now)
 
-    async def get(self, session_id: str) -> QuizSession | None:
-        return await sessions_store.get(self.db, session_id)
-
-    async def active_for(self, user_id: int) -> QuizSession | None:
-        return await sessions_store.active_for(self.db, user_id)
-
     def current_question(self, quiz: QuizSession) -> tuple[Question, list[int]]:
         """The question at the session's position and its display order of choices."""
         order = list(quiz.choice_orders[quiz.position])
@@ -193,13 +187,13 @@ class QuizSessions:
         return self.bank.question(quiz.question_ids[quiz.position]), order
 
     async def _usable(self, session_id: str, user_id: int) -> QuizSession:
-        quiz = await self.get(session_id)
+        quiz = await sessions_store.get(self.db, session_id)
         if quiz is None:
             raise UserError("quiz.expired")
         if quiz.user_id != user_id:
             raise UserError("quiz.not_yours")
         if quiz.status == ACTIVE and self.clock() - quiz.last_activity_at > self.max_age:
-            await self.cleanup_expired(self.clock(), self.max_age)
+            await sessions_store.expire_idle(self.db, self.clock(), self.max_age)
             raise UserError("quiz.expired")
         return quiz
 
@@ -275,17 +269,13 @@ class QuizSessions:
 
     async def stop(self, user_id: int) -> QuizSummary | None:
         """Stop the user's active session; None when there was none."""
-        quiz = await self.active_for(user_id)
+        quiz = await sessions_store.active_for(self.db, user_id)
         if quiz is None:
             return None
         await sessions_store.stop(self.db, quiz.id, self.clock())
-        stopped = await self.get(quiz.id)
+        stopped = await sessions_store.get(self.db, quiz.id)
         assert stopped is not None
         return self._summary(stopped)
-
-    async def cleanup_expired(self, now: datetime, max_age: timedelta = DEFAULT_MAX_AGE) -> int:
-        """Mark sessions idle for longer than `max_age` as expired; returns how many."""
-        return await sessions_store.expire_idle(self.db, now, max_age)
 
     def _summary(self, quiz: QuizSession) -> QuizSummary:
         end = quiz.finished_at or self.clock()

@@ -18,6 +18,7 @@ import discord
 from bot.common.errors import PublishRefused, StopReason, UserError
 from bot.common.i18n import t
 from bot.db.tables.outbox import Outbox
+from bot.learning import reminders_store
 from bot.learning.reminder_rules import user_of_ref
 from bot.outbox.rules import nonce
 from cogs.common import interaction_locale, services_of
@@ -52,7 +53,7 @@ class ReviewNowButton(PersistentButton, template=r"remind:review"):
         return cls()
 
     async def pressed(self, interaction: discord.Interaction) -> None:
-        reminder = await services_of(interaction).reminders.get(interaction.user.id)
+        reminder = await reminders_store.get(services_of(interaction).db, interaction.user.id)
         if reminder is None:
             raise UserError("remind.no_reminder")
         await begin_review(interaction, reminder.guild_id, DEFAULT_REVIEW)
@@ -68,7 +69,7 @@ class ReminderSender:
     async def __call__(self, item: Outbox) -> int | None:
         assert item.ref is not None and item.id is not None
         reminders = self.bot.services.reminders
-        reminder = await reminders.get(user_of_ref(item.ref))
+        reminder = await reminders_store.get(self.bot.services.db, user_of_ref(item.ref))
         if reminder is None or not reminder.enabled:
             return None
         count = await reminders.due_count(reminder)

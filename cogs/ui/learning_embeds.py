@@ -10,6 +10,7 @@ import discord
 
 from bot.common.i18n import t
 from bot.db.tables.learning import MemoryModel
+from bot.learning import memory_store
 from bot.learning.activity_rules import Habit, run_days
 from bot.learning.memory import ClassCurve
 from bot.learning.memory_rules import MIN_MEMBERS, MIN_REVIEWS
@@ -117,7 +118,7 @@ async def memory_embed(
     services: Services, guild_id: int, locale: str
 ) -> tuple[discord.Embed, list[discord.File]]:
     """`/daily stats`' second embed: the memory model, the class retention curve (a chart)."""
-    model = await services.memory.model(guild_id)
+    model = await memory_store.model(services.db, guild_id)
     curve = await services.memory.class_curve(guild_id)
     embed = add_memory(discord.Embed(colour=BRAND_COLOUR), model, curve, locale)
     if not curve.recall:

@@ -14,6 +14,7 @@ import discord
 
 from bot.common.i18n import t
 from bot.common.text import clip
+from bot.community import notices_store
 from cogs.common import interaction_locale, services_of
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ log = logging.getLogger("quiztutor.community")
 async def tell_member(bot: QuizTutorBot, notice_id: int) -> bool:
     """Send a notice by DM; False when the member does not accept DMs (owed for later)."""
     services = bot.services
-    notice = await services.notices.claim(notice_id, "dm")
+    notice = await notices_store.claim(services.db, notice_id, services.clock(), "dm")
     if notice is None:
         return True  # delivered already
     try:
@@ -34,7 +35,7 @@ async def tell_member(bot: QuizTutorBot, notice_id: int) -> bool:
     except discord.HTTPException as exc:
         # 50007 "Cannot send messages to this user" (closed DMs), or Discord is down.
         log.info("notice %s not sent by DM (%s): kept for the next command", notice_id, exc)
-        await services.notices.release(notice_id)
+        await notices_store.release(services.db, notice_id)
         return False
     return True
 
@@ -54,5 +55,5 @@ async def deliver_pending(interaction: discord.Interaction) -> None:
     except discord.HTTPException:
         for notice in owed:
             assert notice.id is not None
-            await services.notices.release(notice.id)
+            await notices_store.release(services.db, notice.id)
         raise

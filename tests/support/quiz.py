@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.discord.client import QuizTutorBot
+from bot.quiz import sessions_store
 from testkit.standin.models import FakeMessage, FakeUser
 
 
@@ -17,7 +18,7 @@ def button(message: FakeMessage, label: str) -> str:
 
 async def letters(bot: QuizTutorBot, user: FakeUser) -> tuple[str, str]:
     """(right letter, a wrong letter) of `user`'s current question."""
-    session = await bot.services.sessions.active_for(user.id)
+    session = await sessions_store.active_for(bot.services.db, user.id)
     assert session is not None
     question, order = bot.services.sessions.current_question(session)
     right = order.index(question.answer)
