@@ -165,10 +165,10 @@ async def one_run(
     bot: QuizTutorBot, post: OpenPost, n: int, rate: float, seconds: float, base: int, tmp: Path
 ) -> Run:
     writer = bot.services.daily.writer
-    real_insert = writer._insert
+    real_insert = writer._transaction
     slowest = 0.0
 
-    async def timed_insert(batch: list[Any]) -> set[tuple[int, int]]:
+    async def timed_insert(batch: list[Any]) -> list[bool]:
         nonlocal slowest
         start = time.perf_counter()
         try:
@@ -176,14 +176,14 @@ async def one_run(
         finally:
             slowest = max(slowest, time.perf_counter() - start)
 
-    writer._insert = timed_insert  # type: ignore[method-assign]
+    writer._transaction = timed_insert  # type: ignore[method-assign]
     load = Load(bot, post, n, base)
     try:
         await load.offer(rate, seconds)
         await load.settle()
     finally:
         load.restore()
-        del writer._insert
+        del writer._transaction
     lat = load.latencies_ms()
     committed = count_rows(
         tmp,

@@ -279,13 +279,13 @@ async def test_a_press_is_acknowledged_within_3_s_even_when_the_database_is_slow
         message, post = await shuffled_post(fake, bot, answers=BUTTONS)
         _, right, _ = choices_of(bot, post)
         writer = bot.services.daily.writer
-        commit = writer._insert
+        commit = writer._transaction
 
         async def slow_commit(batch: Any) -> Any:
             await asyncio.sleep(4)  # the database stalls past Discord's 3 s
             return await commit(batch)
 
-        monkeypatch.setattr(writer, "_insert", slow_commit)
+        monkeypatch.setattr(writer, "_transaction", slow_commit)
         reply = await fake.click(message, answer_button(post, right), bob, timeout=WAIT)
         assert reply.interaction.callback_type == 5  # deferred in time, privately
         said = await reply.wait_followup(timeout=WAIT)
