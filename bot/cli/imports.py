@@ -14,6 +14,7 @@ from bot.cli import boundary
 from bot.core.errors import SetupError
 from bot.core.quizbank import QuizBank, QuizFileError
 from bot.core.quizbank.formats import Format, detect_format, import_text, quiz_yaml, to_gift
+from bot.core.quizbank.formats.common import slug
 from bot.core.quizbank.parse import MAX_FILE_BYTES
 
 
@@ -38,6 +39,22 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+def check_quiz_id(quiz_id: str) -> str:
+    """`--id` as given, or a usage error that says what an id is and offers one."""
+    import re
+
+    from bot.core.quizbank.schema import ID_PATTERN
+
+    if re.fullmatch(ID_PATTERN, quiz_id):
+        return quiz_id
+    raise SetupError(
+        f"--id {quiz_id[:60]!r} is not a quiz id: lower-case letters, digits and dashes,"
+        " at most 40, starting with a letter or digit",
+        f"for example --id {slug(quiz_id)}",
+        exit_code=2,
+    )
+
+
 def run_import(
     file: str,
     fmt: str | None,
@@ -46,6 +63,8 @@ def run_import(
     quiz_id: str | None,
     title: str | None,
 ) -> int:
+    if quiz_id is not None:
+        check_quiz_id(quiz_id)  # before reading: the file is not to blame
     target = boundary.check_output_path(output, "import") if output else None
     path = Path(file)
     text = read_text(path)
@@ -56,10 +75,13 @@ def run_import(
             "check it with `quiztutor validate`, or name the format with --format",
             exit_code=2,
         )
+    from bot.cli.progress import working
+
     try:
-        result = import_text(
-            text, chosen, file=str(path), locale=lang, quiz_id=quiz_id, title=title
-        )
+        with working(f"importing {path.name} ({chosen})"):
+            result = import_text(
+                text, chosen, file=str(path), locale=lang, quiz_id=quiz_id, title=title
+            )
     except QuizFileError as exc:
         for problem in exc.problems:
             print(problem)
@@ -87,3 +109,14 @@ def run_import(
 def gift_text(bank: QuizBank, lang: str) -> str:
     """Every quiz of the bank in GIFT, one `$CATEGORY` (the quiz id) each."""
     return "\n".join(to_gift(quiz, lang) for quiz in bank.quizzes.values())
+
+
+def export_text(bank: QuizBank, fmt: str, lang: str) -> str:
+    """What `quiztutor export` writes: GIFT in one language, or the JSON contract."""
+    if fmt == "gift":
+        return gift_text(bank, lang)
+    import json
+
+    from bot.core.quizbank.export import export_bank
+
+    return json.dumps(export_bank(bank), ensure_ascii=False, indent=2) + "\n"
