@@ -307,13 +307,13 @@ def test_play_answers_every_question_right_when_told_the_answers(shipped_bank: Q
     import random
 
     from bot.cli.player import pick_questions
-    from bot.core.quizbank import choice_order
+    from bot.core.quizbank import display_order
     from experiments.generators import generate
 
     rng = random.Random(7)
     letters = []
     for question in pick_questions(shipped_bank, "gradient-accumulation", None, rng, generate):
-        order = choice_order(len(question.choices["en"]), rng)
+        order = display_order(question, rng)
         letters.append("ABCD"[order.index(question.answer)])
     result = run_play(
         "--quiz", "gradient-accumulation", "--seed", "7", stdin="\n".join(letters) + "\n"

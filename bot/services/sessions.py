@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.core.errors import UserError
-from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.core.quizbank import Question, QuizBank, display_order
 from bot.core.quizbank.bank import Item
 from bot.core.quizbank.generated import GeneratedQuestion, generated_question, template_of
 from bot.core.times import utcnow
@@ -167,7 +167,7 @@ class QuizSessions:
             quiz_id=quiz_id,
             locale=locale,
             question_ids=[q.id for q in picked],
-            choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            choice_orders=[display_order(q, rng) for q in picked],
             instances={
                 str(i): q.stored() for i, q in enumerate(picked) if isinstance(q, GeneratedQuestion)
             }

@@ -20,7 +20,7 @@ from typing import Any
 
 from bot.core.daily.choice import REPEAT_AFTER_DEFAULT, Choice, choose
 from bot.core.daily.types import REACTIONS
-from bot.core.quizbank import Question, QuizBank, choice_order
+from bot.core.quizbank import Question, QuizBank, display_order
 from bot.core.quizbank.generated import (
     GeneratedQuestion,
     generated_question,
@@ -86,7 +86,7 @@ class DailyPosts:
                 choice = await self.choose(guild_id, day, topic, repeat_after)
         if question is None:
             question = self.bank.question(choice.question_id)
-        return Plan(choice, question, choice_order(question.n_choices, self.rng))
+        return Plan(choice, question, display_order(question, self.rng))
 
     async def pick_question(
         self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT

@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.core.i18n import SUPPORTED_LOCALES, t
 from bot.core.quizbank.parse import Problem, QuizFileError, validate_data
-from bot.core.quizbank.schema import CHOICE_LETTERS, ID_PATTERN, Quiz
+from bot.core.quizbank.schema import ID_PATTERN, Quiz
 from bot.core.quizbank.schema import Path as FieldPath
 from bot.core.text import clip
 
@@ -71,13 +71,11 @@ def _question_id(draft: Draft, quiz_id: str, number: int) -> str:
 
 
 def _named_answer(draft: Draft, locale: str) -> str:
-    """The explanation of a question imported without feedback: its right answer."""
+    """The explanation of a question imported without feedback, in `locale`: its right
+    answer by its text (a letter would not match the shuffled order a learner sees)."""
     if not 0 <= draft.answer < len(draft.choices):
         return "-"
-    letter = CHOICE_LETTERS[draft.answer]
-    return t(
-        "import.default_explanation", locale, letter=letter, choice=draft.choices[draft.answer]
-    )
+    return t("import.default_explanation", locale, choice=draft.choices[draft.answer])
 
 
 def build_quiz(
@@ -108,7 +106,9 @@ def build_quiz(
             "prompt": every(draft.prompt),
             "choices": every(list(draft.choices)),
             "answer": draft.answer,
-            "explanation": every(draft.explanation or _named_answer(draft, locale)),
+            "explanation": every(draft.explanation)
+            if draft.explanation
+            else {loc: _named_answer(draft, loc) for loc in ordered},
             **({"untranslated": others} if others else {}),
         }
         for number, draft in enumerate(parsed.drafts, start=1)
