@@ -65,9 +65,11 @@ PY
     return $cuda
 }
 
+has_nvidia_driver() { command -v nvidia-smi >/dev/null 2>&1; }
+
 install_torch() {
     torch_ready && return 0
-    if command -v nvidia-smi >/dev/null 2>&1; then
+    if has_nvidia_driver; then
         say "NVIDIA driver found: installing torch $TORCH_VERSION (CUDA build, several GB)"
         "$VENV/bin/pip" install "torch==$TORCH_VERSION" || die "torch did not install" \
             "check the network, then run this again"
