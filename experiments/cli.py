@@ -12,16 +12,22 @@ from experiments.catalog import CATALOG, LANGS, get_info, widest_range
 from experiments.outpaths import OutputPathError, check_output_path
 
 LIST_FIX = "`quiztutor demo --list` shows the demos and the range of each parameter"
-DEVICE_FIX = "use --device cpu (or auto); a GPU host needs the CUDA build of torch (README, Set up)"
+DEVICE_FIX = "use --device cpu (or auto); a GPU host needs the CUDA build of torch (scripts/tutor installs it where nvidia-smi works)"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # two lines, not the whole usage
-        self.exit(2, f"error: {message}\nfix: see `{self.prog} --help` or `--list`\n")
+        self.exit(2, f"error: {message}\nfix: see `{self.prog} --help` or `{self.prog} --list`\n")
 
 
 def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, description="Run one numerics demo and print its key numbers.")
+    p = _Parser(
+        prog=prog,
+        description="Run one numerics demo and print its key numbers.",
+        epilog="examples:\n  quiztutor demo --list\n"
+        "  quiztutor demo accumulation --micro-batches 4 --plot accumulation.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("name", nargs="?", help=f"demo name: {', '.join(CATALOG)}")
     p.add_argument(
         "--micro-batches",
@@ -49,7 +55,12 @@ def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
     p.add_argument(
         "--plot", metavar="FILE", help="write the PNG plot to FILE (checked before the run)"
     )
-    p.add_argument("--lang", choices=LANGS, default="en", help="language of titles")
+    p.add_argument(
+        "--lang",
+        choices=LANGS,
+        default="en",
+        help="language of the title and the one-line lesson (the numbers' labels are English)",
+    )
     p.add_argument("--list", action="store_true", help="list demos and their parameters")
     return p
 
@@ -64,7 +75,8 @@ def _list(lang: str) -> str:
     lines = []
     for name, info in CATALOG.items():
         bounds = ", ".join(
-            f"{k} {b['min']}-{b['max']} (default {b['default']})" for k, b in info.bounds.items()
+            f"--{k.replace('_', '-')} {b['min']}-{b['max']} (default {b['default']})"
+            for k, b in info.bounds.items()
         )
         lines.append(f"{name:24s} {info.title(lang)}" + (f"  [{bounds}]" if bounds else ""))
     return "\n".join(lines)

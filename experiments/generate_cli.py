@@ -26,13 +26,15 @@ LETTERS = "ABCDEF"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # two lines, not the whole usage
-        self.exit(2, f"error: {message}\nfix: see `{self.prog} --help` or `--list`\n")
+        self.exit(2, f"error: {message}\nfix: see `{self.prog} --help` or `{self.prog} --list`\n")
 
 
 def build_parser(prog: str = "quiztutor generate") -> argparse.ArgumentParser:
     p = _Parser(
         prog=prog,
         description="Print one generated question: fresh numbers, right answer computed by torch.",
+        epilog="examples:\n  quiztutor generate --list\n  quiztutor generate fp16-round --seed 7",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", nargs="?", help="template name (see --list)")
     p.add_argument(

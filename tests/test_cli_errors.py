@@ -269,7 +269,7 @@ def test_version_and_help(tmp_path: Path) -> None:
 def test_demo_list_and_progress_line(tmp_path: Path) -> None:
     listed = cli(tmp_path, "demo", "--list")
     assert listed.returncode == 0
-    assert "accumulation" in listed.stdout and "micro_batches 1-16" in listed.stdout
+    assert "accumulation" in listed.stdout and "--micro-batches 1-16" in listed.stdout
     ran = cli(tmp_path, "demo", "formats", "--device", "cpu", "--json")
     assert ran.returncode == 0, ran.stderr
     json.loads(ran.stdout)  # stdout stays machine-readable

@@ -1,4 +1,4 @@
-"""The command line keeps the README's promise (issue 28.8), tried as a new user would:
+"""The command line keeps the docs' promise (issue 28.8), tried as a new user would:
 every refusal says what is wrong AND what to do, the same failure gets the same exit
 status, and a mistake the bot can see is reported before it connects anywhere."""
 
@@ -73,14 +73,14 @@ def test_run_refuses_a_malformed_token_before_connecting(tmp_path: Path) -> None
     assert "cannot reach" not in err
 
 
-def test_play_without_count_asks_every_question_and_the_readme_says_so(tmp_path: Path) -> None:
+def test_play_without_count_asks_every_question_and_the_docs_say_so(tmp_path: Path) -> None:
     result = cli(tmp_path, "play", "--quiz", "mixed-precision", "--lang", "en")  # empty stdin
     # mixed-precision: 8 written questions and 4 generated ones (templates), all asked.
     assert "12 question(s)" in result.stdout and "Question 1/12" in result.stdout, result.stdout[
         :300
     ]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    row = next(line for line in readme.splitlines() if line.startswith("| `quiztutor play"))
+    page = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| `quiztutor play"))
     assert "every question" in row
 
 

@@ -126,7 +126,7 @@ async def test_session_survives_a_restart(discord_fake: FakeDiscord, start_bot: 
         assert session is not None and session.score == 1
 
 
-async def test_bad_topic_and_count_get_clear_messages(
+async def test_a_bad_topic_is_refused_and_too_many_questions_plays_them_all(
     discord_fake: FakeDiscord, start_bot: StartBot
 ) -> None:
     fake = discord_fake
@@ -136,13 +136,22 @@ async def test_bad_topic_and_count_get_clear_messages(
         assert unknown.ephemeral
         available = ", ".join(sorted(bot.services.bank.quizzes))
         assert unknown.content == f"⚠️ Tidak ada kuis 'warp-drive'. Yang tersedia: {available}."
-        too_many = await fake.slash(
-            fake.users_list[0], "quiz start", topic="mixed-precision", questions=20
-        )
-        assert too_many.content == "⚠️ Choose between 1 and 8 questions (not 20)."
         async with bot.services.db.session() as session:
             sessions = (await session.exec(select(func.count()).select_from(QuizSession))).one()
         assert sessions == 0
+        # More questions than the quiz holds: all it holds, and a line saying so.
+        held = len(bot.services.bank.quiz("mixed-precision").questions)
+        too_many = await fake.slash(
+            fake.users_list[0], "quiz start", topic="mixed-precision", questions=20
+        )
+        assert too_many.content == (
+            f"This quiz holds {held} questions, not 20: here are all {held}."
+        )
+        assert too_many.embeds[0]["title"] == f"Question 1/{held}"
+        asked = await fake.slash(
+            fake.users_list[0], "quiz start", topic="mixed-precision", questions=2
+        )
+        assert not asked.content and asked.embeds[0]["title"] == "Question 1/2"
 
 
 async def test_quiz_stop(discord_fake: FakeDiscord, start_bot: StartBot) -> None:
@@ -152,7 +161,7 @@ async def test_quiz_stop(discord_fake: FakeDiscord, start_bot: StartBot) -> None
         nothing = await fake.slash(member, "quiz stop")
         assert nothing.content.startswith("You have no quiz running.")
         res = await fake.slash(member, "quiz start")
-        assert res.embeds[0]["title"] == f"Question 1/{len(bot.services.bank.all_questions())}"
+        assert res.embeds[0]["title"] == f"Question 1/{len(bot.common.bank.all_questions())}"
         stopped = await fake.slash(member, "quiz stop")
         assert stopped.content == "Your quiz is stopped."
         assert await sessions_store.active_for(bot.services.db, member.id) is None

@@ -74,7 +74,8 @@ def test_gift_multiple_choice_with_feedback_escapes_comments_and_the_missing_wor
     assert gap.id == "numerics-basics-02"  # no title: the quiz id and its number
     assert gap.prompt["en"] == "Bf16 keeps _____ exponent\n  bits as fp32."  # as Moodle keeps it
     assert gap.choices["en"] == ["fewer", "the same", "more"] and gap.answer == 1
-    assert gap.explanation["en"] == "The right answer is B: the same"  # no feedback at all
+    # No feedback at all: the answer by its text (letters are shuffled), in each language.
+    assert gap.explanation["en"] == "The right answer is “the same”."
     assert escapes.prompt["en"] == "Which is written {a}, with a = and a # and 50%:"
     assert escapes.choices["en"] == ["a ~ b\nnext line", "a \\ c"]
     # One language: the other holds the same text, flagged as a copy.
@@ -188,7 +189,8 @@ def test_aiken_with_and_without_an_explanation() -> None:
     assert first.choices["id"][2] == "The optimizer's state" and first.answer == 0
     assert first.explanation["id"].startswith("Multiplying the loss")
     assert second.prompt["en"] == "Which format has 8 exponent bits\nand 7 mantissa bits?"
-    assert second.explanation["id"] == "Jawaban yang benar adalah B: bf16"
+    assert second.explanation["id"] == "Jawaban yang benar adalah “bf16”."
+    assert second.explanation["en"] == "The right answer is “bf16”."  # not a copy of the id
     assert second.untranslated == ["en"] and quiz.id == "scaling"
 
 
@@ -245,7 +247,7 @@ def test_csv_with_fewer_choices_in_a_row_and_a_cell_over_two_lines() -> None:
 def test_csv_problems_have_their_line_and_strict_imports_nothing(text: str, problem: str) -> None:
     if not problem:
         quiz = import_text(text, "csv", file="s.csv", locale="en").quiz
-        assert quiz.questions[-1].explanation["en"] == "The right answer is A: x"
+        assert quiz.questions[-1].explanation["en"] == "The right answer is “x”."
         return
     with pytest.raises(QuizFileError) as caught:
         import_text(text, "csv", file="s.csv", locale="en", strict=True)

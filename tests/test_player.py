@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.player import pick_questions
-from bot.quizbank import choice_order
+from bot.quizbank import display_order
 from bot.quizbank.files import load_bank
 from experiments.generators import generate
 
@@ -52,7 +52,7 @@ def right_letters(quiz_id: str, seed: int) -> list[str]:
     rng = random.Random(seed)
     letters = []
     for question in pick_questions(load_bank(), quiz_id, None, rng, generate):
-        order = choice_order(len(question.choices["en"]), rng)
+        order = display_order(question, rng)
         letters.append("ABCDEF"[order.index(question.answer)])
     return letters
 

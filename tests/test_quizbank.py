@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main as cli_main
-from bot.quizbank import Question, QuizBank, QuizFileError, parse_quiz
+from bot.quizbank import Question, QuizBank, QuizFileError, display_order, parse_quiz
 from bot.quizbank.export import export_bank, json_schema_text
 from bot.quizbank.files import SHIPPED_DIR, load_quizzes
 from experiments.catalog import get_info
@@ -307,13 +307,12 @@ def test_play_answers_every_question_right_when_told_the_answers(shipped_bank: Q
     import random
 
     from bot.cli.player import pick_questions
-    from bot.quizbank import choice_order
     from experiments.generators import generate
 
     rng = random.Random(7)
     letters = []
     for question in pick_questions(shipped_bank, "gradient-accumulation", None, rng, generate):
-        order = choice_order(len(question.choices["en"]), rng)
+        order = display_order(question, rng)
         letters.append("ABCD"[order.index(question.answer)])
     result = run_play(
         "--quiz", "gradient-accumulation", "--seed", "7", stdin="\n".join(letters) + "\n"

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bot.common.settings import Settings
     from bot.quizbank import Problem, Quiz, QuizBank
 
-CONFIG_FIX = "set it in the environment or in .env in the working directory (README, Configuration)"
+CONFIG_FIX = "set it in the environment or in .env in the working directory (docs/configuration.md)"
 # Values of these settings are never echoed back: they may hold a secret.
 SECRET_FIELDS = ("discord_token", "database_url", "discord_api_base", "discord_gateway_url")
 INTERRUPTED = 130  # the shell's convention for SIGINT

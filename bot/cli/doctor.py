@@ -33,7 +33,7 @@ def check_token(settings: Settings) -> Check:
             False,
             "DISCORD_TOKEN is not set",
             "create a bot at https://discord.com/developers/applications and put"
-            " DISCORD_TOKEN=... in .env (README, First run)",
+            " DISCORD_TOKEN=... in .env (docs/discord-setup.md)",
         )
     problem = token_shape_problem(token)
     if problem is not None:
@@ -135,7 +135,7 @@ def run_doctor() -> int:
         settings = load_settings()
     except SetupError as exc:
         print(f"✗ settings: {exc.message}")
-        print(f"    fix: {exc.fix.splitlines()[0] if exc.fix else 'see README, Configuration'}")
+        print(f"    fix: {exc.fix.splitlines()[0] if exc.fix else 'see docs/configuration.md'}")
         print("1 check(s) need attention.")
         return 1
     failed = 0

@@ -16,6 +16,7 @@ from bot.cli import boundary
 from bot.common.errors import SetupError
 from bot.quizbank import QuizBank, QuizFileError
 from bot.quizbank.formats import Format, detect_format, import_text, quiz_yaml, to_gift
+from bot.quizbank.formats.common import slug
 from bot.quizbank.parse import MAX_FILE_BYTES
 
 # The exit status of an import that wrote the good questions and skipped others.
@@ -43,6 +44,22 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+def check_quiz_id(quiz_id: str) -> str:
+    """`--id` as given, or a usage error that says what an id is and offers one."""
+    import re
+
+    from bot.quizbank.schema import ID_PATTERN
+
+    if re.fullmatch(ID_PATTERN, quiz_id):
+        return quiz_id
+    raise SetupError(
+        f"--id {quiz_id[:60]!r} is not a quiz id: lower-case letters, digits and dashes,"
+        " at most 40, starting with a letter or digit",
+        f"for example --id {slug(quiz_id)}",
+        exit_code=2,
+    )
+
+
 def run_import(
     file: str,
     fmt: str | None,
@@ -52,6 +69,8 @@ def run_import(
     title: str | None,
     strict: bool = False,
 ) -> int:
+    if quiz_id is not None:
+        check_quiz_id(quiz_id)  # before reading: the file is not to blame
     target = boundary.check_output_path(output, "import") if output else None
     path = Path(file)
     text = read_text(path)
@@ -62,10 +81,19 @@ def run_import(
             "check it with `quiztutor validate`, or name the format with --format",
             exit_code=2,
         )
+    from bot.cli.progress import working
+
     try:
-        result = import_text(
-            text, chosen, file=str(path), locale=lang, quiz_id=quiz_id, title=title, strict=strict
-        )
+        with working(f"importing {path.name} ({chosen})"):
+            result = import_text(
+                text,
+                chosen,
+                file=str(path),
+                locale=lang,
+                quiz_id=quiz_id,
+                title=title,
+                strict=strict,
+            )
     except QuizFileError as exc:
         for problem in exc.problems:
             print(problem)
@@ -93,3 +121,14 @@ def run_import(
 def gift_text(bank: QuizBank, lang: str) -> str:
     """Every quiz of the bank in GIFT, one `$CATEGORY` (the quiz id) each."""
     return "\n".join(to_gift(quiz, lang) for quiz in bank.quizzes.values())
+
+
+def export_text(bank: QuizBank, fmt: str, lang: str) -> str:
+    """What `quiztutor export` writes: GIFT in one language, or the JSON contract."""
+    if fmt == "gift":
+        return gift_text(bank, lang)
+    import json
+
+    from bot.quizbank.export import export_bank
+
+    return json.dumps(export_bank(bank), ensure_ascii=False, indent=2) + "\n"

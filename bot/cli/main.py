@@ -12,7 +12,6 @@ unless LOG_LEVEL=DEBUG.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import NoReturn
 
 from bot.cli import boundary, server_data
 from bot.cli.argtypes import positive
+from bot.cli.helptext import add_command
 from bot.cli.validate import DEFAULT_TEMPLATE_SEEDS, seeds_arg
 from bot.common.errors import SetupError
 
@@ -31,15 +31,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from bot.cli.imports import export_text
+
+    target = boundary.check_output_path(args.output, "export") if args.output else None
     bank = boundary.load_bank(boundary.quiz_files(args.paths))
-    if args.format == "gift":
-        from bot.cli.imports import gift_text
-
-        sys.stdout.write(gift_text(bank, args.lang))
-        return 0
-    from bot.quizbank.export import export_bank
-
-    print(json.dumps(export_bank(bank), ensure_ascii=False, indent=2))
+    text = export_text(bank, args.format or "json", args.lang)
+    if target is not None:
+        target.write_text(text, encoding="utf-8")
+        print(f"{len(bank.quizzes)} quiz(zes) written to {target}", file=sys.stderr)
+    elif args.format is None and sys.stdout.isatty():
+        # A bare `export` in a terminal: say what it would write, do not scroll it past.
+        print(
+            f"export would print {len(bank.quizzes)} quiz(zes) as {len(text.encode()) // 1024} KB"
+            " of JSON here.\nWrite them to a file with `quiztutor export -o quizzes.json`,"
+            " or pipe them: `quiztutor export --format json | less`."
+        )
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -108,10 +116,13 @@ def _cmd_sync(args: argparse.Namespace) -> int:
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
+    from bot.cli.progress import working
     from bot.db.backup import backup_database
 
     settings = boundary.load_settings()
-    print(backup_database(settings.database_url, Path(args.file)))
+    with working(f"copying the database to {args.file}"):
+        done = backup_database(settings.database_url, Path(args.file))
+    print(done)
     return 0
 
 
@@ -126,16 +137,23 @@ def _cmd_help(args: argparse.Namespace) -> int:
     if not args.topic:
         parser.print_help()
         return 0
-    if args.topic == "demo":
+    if args.topic == ["demo"]:
         return _cmd_demo(["--help"])
-    if args.topic == "generate":
+    if args.topic == ["generate"]:
         return _cmd_generate(["--help"])
-    commands = _subparsers(parser)
-    if args.topic not in commands:
-        raise SetupError(
-            f"no command {args.topic!r}", f"one of: {', '.join(commands)}", exit_code=2
-        )
-    commands[args.topic].print_help()
+    found = parser
+    for depth, word in enumerate(args.topic):  # `help memory show`: one level down
+        commands = _subparsers(found)
+        if word not in commands:
+            asked = " ".join(args.topic[: depth + 1])
+            raise SetupError(
+                f"no command {asked!r}",
+                f"one of {', '.join(commands) or 'none'}; `quiztutor help"
+                f"{' ' + ' '.join(args.topic[:depth]) if depth else ''}` describes them",
+                exit_code=2,
+            )
+        found = commands[word]
+    found.print_help()
     return 0
 
 
@@ -175,17 +193,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="quiztutor",
         description="A Discord study bot for the numerics of neural-network training.",
-        epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command.",
+        epilog="`quiztutor help COMMAND` (or `quiztutor COMMAND --help`) explains one command,"
+        " with an example.\nexamples:\n  quiztutor play --lang id\n  quiztutor doctor\n"
+        "  quiztutor help run",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"quiztutor {version()}")
     # Not `required`: argparse would then report a missing COMMAND before an unknown option
     # (`quiztutor --bogus`); `main` says a COMMAND is missing when none is given.
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
+    run = add_command(sub, "run")
     run.set_defaults(func=_cmd_run)
 
-    sync = sub.add_parser("sync", help="register the slash commands with Discord")
+    sync = add_command(sub, "sync")
     sync.add_argument(
         "--guild",
         type=positive,
@@ -195,9 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sync.set_defaults(func=_cmd_sync)
 
-    validate = sub.add_parser(
-        "validate", help="check quiz files (default: what the bot loads, shipped + QUIZ_DIRS)"
-    )
+    validate = add_command(sub, "validate")
     validate.add_argument("paths", nargs="*", metavar="PATH", help="quiz files or folders")
     validate.add_argument(
         "--seeds",
@@ -210,12 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.set_defaults(func=_cmd_validate)
 
-    export = sub.add_parser("export", help="print the quizzes as JSON (a stable format) or GIFT")
+    export = add_command(sub, "export")
     export.add_argument(
         "--format",
         choices=["json", "gift"],
-        default="json",
-        help="json (default) or gift (Moodle, one language: --lang)",
+        default=None,
+        help="json (the default) or gift (Moodle, one language: --lang)",
+    )
+    export.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
     )
     export.add_argument(
         "--lang", choices=["id", "en"], default="en", help="with gift: the language (default: en)"
@@ -228,9 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(func=_cmd_export)
 
-    import_ = sub.add_parser(
-        "import", help="turn a GIFT, Aiken or CSV file into a quiz file (YAML)"
-    )
+    import_ = add_command(sub, "import")
     import_.add_argument("file", metavar="FILE", help="the file to import (UTF-8)")
     import_.add_argument(
         "--format",
@@ -256,13 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.set_defaults(func=_cmd_import)
 
-    schema = sub.add_parser("schema", help="print the JSON Schema of quiz files")
+    schema = add_command(sub, "schema")
     schema.add_argument(
         "--output", "-o", metavar="FILE", help="write to FILE (its folder must exist)"
     )
     schema.set_defaults(func=_cmd_schema)
 
-    play = sub.add_parser("play", help="take a quiz in the terminal (shipped + QUIZ_DIRS)")
+    play = add_command(sub, "play")
     play.add_argument("--quiz", metavar="ID", help="quiz id (default: all quizzes mixed)")
     play.add_argument("--lang", choices=["id", "en"], default="en", help="id or en (default: en)")
     play.add_argument(
@@ -277,25 +297,23 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_cmd_play)
 
     # Parsed by experiments.cli (main() hands it everything); listed here for the help.
-    sub.add_parser("demo", help="run a torch experiment (`quiztutor demo --list`)", add_help=False)
+    add_command(sub, "demo", add_help=False)
     # Parsed by experiments.generate_cli, the same way.
-    sub.add_parser(
-        "generate",
-        help="print a generated question (`quiztutor generate --list`)",
-        add_help=False,
-    )
+    add_command(sub, "generate", add_help=False)
 
-    backup = sub.add_parser("backup", help="copy the database safely while the bot runs")
+    backup = add_command(sub, "backup")
     backup.add_argument("file", metavar="FILE", help="destination file (not the database itself)")
     backup.set_defaults(func=_cmd_backup)
 
     server_data.add_commands(sub)
 
-    doctor = sub.add_parser("doctor", help="check token, database, quizzes, torch and GPU")
+    doctor = add_command(sub, "doctor")
     doctor.set_defaults(func=_cmd_doctor)
 
-    help_ = sub.add_parser("help", help="show the help of quiztutor or of one COMMAND")
-    help_.add_argument("topic", nargs="?", metavar="COMMAND", help="a command name")
+    help_ = add_command(sub, "help")
+    help_.add_argument(
+        "topic", nargs="*", metavar="COMMAND", help="a command, and an action (`memory show`)"
+    )
     help_.set_defaults(func=_cmd_help)
     return parser
 

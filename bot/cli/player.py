@@ -28,7 +28,7 @@ from typing import TextIO
 
 from bot.common.errors import SetupError, UserError
 from bot.common.i18n import t
-from bot.quizbank import Question, QuizBank, choice_order
+from bot.quizbank import Question, QuizBank, display_order
 from bot.quizbank.generated import GeneratedQuestion, generated_question
 from experiments.generators.instance import Instance
 
@@ -167,6 +167,8 @@ def play(
     printer.say(
         t("tutor.header", locale, title=title.get(locale, title.get("en")), count=len(questions))
     )
+    if count is not None and len(questions) < count:  # asked for more than there are
+        printer.say(t("quiz.fewer", locale, count=len(questions), asked=count))
     run = Run(count=len(questions))
     try:
         finished = _ask_all(questions, run, printer, stdin, locale, rng)
@@ -203,11 +205,14 @@ def _ask_all(
     """Ask every question; False if the input ended first."""
     for number, question in enumerate(questions, start=1):
         texts = question.choice_texts(locale)
-        order = choice_order(len(texts), rng)
+        order = display_order(question, rng)
         letters = string.ascii_uppercase[: len(order)]
         printer.say()
         printer.say(t("tutor.question", locale, number=number, count=len(questions)))
         printer.say(question.text("prompt", locale))
+        shown = locale if locale in question.prompt else next(iter(question.prompt))
+        if shown in question.untranslated:  # a copy of another language's text
+            printer.say(f"({t('quiz.untranslated', locale)})")
         for letter, index in zip(letters, order, strict=True):
             printer.say(texts[index], indent="     ", first=f"  {letter}) ")
         chosen = _read_letter(stdin, printer.out, locale, letters)

@@ -10,6 +10,8 @@ from typing import Any
 
 from bot.cli import boundary
 from bot.cli.argtypes import positive, weeks
+from bot.cli.helptext import add_command
+from bot.common.errors import SetupError
 
 
 def _cmd_reports(args: argparse.Namespace) -> int:
@@ -42,9 +44,19 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 def _cmd_memory(args: argparse.Namespace) -> int:
     from bot.cli.memory import run_fit, run_show
 
+    if args.action is None:
+        raise SetupError(
+            "quiztutor memory: an ACTION is missing: `fit` (fit the model now) or `show`"
+            " (what is stored)",
+            "see `quiztutor help memory`",
+            exit_code=2,
+        )
     settings = boundary.load_settings()
     if args.action == "fit":
-        text = run_fit(settings.database_url, args.guild, epochs=args.epochs, quiet=args.quiet)
+        from bot.cli.progress import working
+
+        with working(f"fitting the memory model of server {args.guild}"):
+            text = run_fit(settings.database_url, args.guild, epochs=args.epochs, quiet=args.quiet)
     else:
         text = run_show(settings.database_url, args.guild, as_json_output=args.json)
     sys.stdout.write(text)
@@ -53,9 +65,7 @@ def _cmd_memory(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """`stats`, `reports` and `memory` on the command line's subparsers."""
-    stats = sub.add_parser(
-        "stats", help="a server's daily-question analytics for instructors (DATABASE_URL)"
-    )
+    stats = add_command(sub, "stats")
     stats.add_argument(
         "--guild", type=positive, required=True, metavar="ID", help="the server id (required)"
     )
@@ -78,23 +88,18 @@ def add_commands(sub: Any) -> None:
     )
     stats.set_defaults(func=_cmd_stats)
 
-    reports = sub.add_parser(
-        "reports", help="the questions members reported, per question (DATABASE_URL)"
-    )
+    reports = add_command(sub, "reports")
     reports.add_argument(
         "--guild", type=positive, metavar="ID", help="one server (default: every server)"
     )
     reports.add_argument("--csv", action="store_true", help="CSV on stdout (default: a table)")
     reports.set_defaults(func=_cmd_reports)
 
-    memory = sub.add_parser(
-        "memory", help="a server's memory model: fit it now, or show it (DATABASE_URL)"
-    )
-    actions = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
-    fit = actions.add_parser(
-        "fit", help="fit FSRS to the server's reviews now; adopt it only if it predicts better"
-    )
-    show = actions.add_parser("show", help="what is stored: parameters in use, the last fit")
+    memory = add_command(sub, "memory")
+    # Not `required`: `quiztutor memory` alone names the actions (`_cmd_memory`).
+    actions = memory.add_subparsers(dest="action", metavar="ACTION")
+    fit = add_command(actions, "memory fit")
+    show = add_command(actions, "memory show")
     for action in (fit, show):
         action.add_argument(
             "--guild", type=positive, required=True, metavar="ID", help="the server id (required)"

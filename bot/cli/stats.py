@@ -23,6 +23,12 @@ from bot.daily.analytics_store import class_analytics
 from bot.db.database import Database
 from bot.quizbank import QuizBank
 
+# Run where the bot runs (the same directory, or the same DATABASE_URL): it reads that data.
+NO_DATABASE_FIX = (
+    "run this where the bot runs, with the same DATABASE_URL (docs/configuration.md);"
+    " a new bot has data after its first day"
+)
+
 QUESTION_HEADER = (
     "question_id",
     "quiz_id",
@@ -95,8 +101,8 @@ async def open_existing(url: str, needs: str | None = None) -> Database:
     check_url(url)
     if is_sqlite(url) and not sqlite_path(url).exists():
         raise SetupError(
-            f"no database at {redact(url)}",
-            "set DATABASE_URL to the bot's database (README, Configuration)",
+            f"no database at {redact(url)} yet: the bot creates it on its first run",
+            NO_DATABASE_FIX,
             exit_code=2,
         )
     options = EngineOptions(pool_size=1, max_overflow=0, connect_timeout_s=CONNECT_TIMEOUT_S)
@@ -112,7 +118,7 @@ async def open_existing(url: str, needs: str | None = None) -> Database:
         await db.close()
         raise SetupError(
             f"{redact(url)} holds no quiztutor data (no schema)",
-            "set DATABASE_URL to the bot's database (README, Configuration)",
+            NO_DATABASE_FIX,
             exit_code=2,
         )
     if needs is not None and revision.isdigit() and int(revision) < int(needs):

@@ -72,6 +72,12 @@ def template_problems(names: Sequence[str] | None, seeds: int) -> list[str]:
     run on seeds 0..seeds-1 (experiments.generators.validate; imports torch)."""
     if seeds == 0 or names == []:
         return []
+    from bot.cli.progress import bar
+    from experiments.generators.registry import TEMPLATES
     from experiments.generators.validate import validate_templates
 
-    return [f"template {line}" for line in validate_templates(range(seeds), names=names)]
+    problems: list[str] = []
+    # One template at a time, so a terminal sees how far it got (about 20 s in all).
+    for name in bar(list(TEMPLATES) if names is None else names, "templates", seeds=seeds):
+        problems += validate_templates(range(seeds), names=[name])
+    return [f"template {line}" for line in problems]

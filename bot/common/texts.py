@@ -117,6 +117,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "There is no quiz '{topic}'. Available: {available}.",
         "id": "Tidak ada kuis '{topic}'. Yang tersedia: {available}.",
     },
+    "quiz.fewer": {
+        "en": "This quiz holds {count} questions, not {asked}: here are all {count}.",
+        "id": "Kuis ini berisi {count} soal, bukan {asked}: ini semuanya ({count}).",
+    },
     "quiz.bad_count": {
         "en": "Choose between 1 and {max} questions (not {count}).",
         "id": "Pilih antara 1 dan {max} soal (bukan {count}).",

@@ -4,8 +4,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     # Imports (GIFT, Aiken, CSV).
     "import.description": {"en": "Imported from {file}.", "id": "Diimpor dari {file}."},
     "import.default_explanation": {
-        "en": "The right answer is {letter}: {choice}",
-        "id": "Jawaban yang benar adalah {letter}: {choice}",
+        "en": "The right answer is “{choice}”.",
+        "id": "Jawaban yang benar adalah “{choice}”.",
     },
     "admin.imported": {
         "en": "✅ Imported **{title}** (`{quiz_id}`, {count} question(s)) from {format}. "

@@ -27,7 +27,7 @@ from bot.db.database import Database
 from bot.db.tables.daily import DailyPost
 from bot.demos.generated import InstancePool
 from bot.learning.memory_store import rules_for
-from bot.quizbank import Question, QuizBank, choice_order
+from bot.quizbank import Question, QuizBank, display_order
 from bot.quizbank.generated import GeneratedQuestion, generated_question, template_key, template_of
 
 
@@ -82,7 +82,7 @@ class DailyPosts:
                 choice = await self.choose(guild_id, day, topic, repeat_after)
         if question is None:
             question = self.bank.question(choice.question_id)
-        return Plan(choice, question, choice_order(question.n_choices, self.rng))
+        return Plan(choice, question, display_order(question, self.rng))
 
     async def pick_question(
         self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT

@@ -221,7 +221,7 @@ def diagnose(url: str) -> Diagnosis:
         )
     if problems:
         restore = (
-            "restore the latest backup (see README, Operations)"
+            "restore the latest backup (docs/operations.md)"
             if kind == "SQLite"
             else "REINDEX the invalid index, or restore the latest pg_dump backup"
         )

@@ -78,7 +78,7 @@ async def register_commands(settings: Settings, token: str, guild_id: int | None
         except discord.Forbidden as exc:
             raise SetupError(
                 f"Discord refused to register commands in server {guild_id}.",
-                "invite the bot there with the applications.commands scope (README, First run)",
+                "invite the bot there with the applications.commands scope (docs/discord-setup.md)",
                 exit_code=1,
             ) from exc
         except Exception as exc:

@@ -18,7 +18,7 @@ log = logging.getLogger("quiztutor")
 
 TOKEN_FIX = (
     "create a bot at https://discord.com/developers/applications and put its token in .env"
-    " as DISCORD_TOKEN=... (README, First run)\n"
+    " as DISCORD_TOKEN=... (docs/discord-setup.md)\n"
     "No token yet? Take the quizzes in the terminal: quiztutor play --lang en (or --lang id)"
 )
 

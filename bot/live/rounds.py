@@ -38,7 +38,7 @@ from bot.live.rules import (
     check_bounds,
     rank,
 )
-from bot.quizbank import Question, QuizBank, choice_order
+from bot.quizbank import Question, QuizBank, display_order
 from bot.quizbank.generated import GeneratedQuestion, asked_question, generated_question
 from bot.quizbank.schema import Generated
 
@@ -146,7 +146,7 @@ class LiveRounds:
             locale=locale,
             topic=topic,
             question_ids=[q.id for q in picked],
-            choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            choice_orders=[display_order(q, rng) for q in picked],
             # Each generated question's instance, fixed for the round (and a restart).
             instances={
                 str(i): q.stored() for i, q in enumerate(picked) if isinstance(q, GeneratedQuestion)

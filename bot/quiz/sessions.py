@@ -25,7 +25,7 @@ from bot.demos.generated import InstancePool
 from bot.learning.review import Reviews
 from bot.quiz import sessions_store
 from bot.quiz.sessions_store import ACTIVE, FINISHED, STOPPED
-from bot.quizbank import Question, QuizBank, choice_order
+from bot.quizbank import Question, QuizBank, display_order
 from bot.quizbank.bank import Item
 from bot.quizbank.generated import GeneratedQuestion, generated_question, template_of
 
@@ -168,7 +168,7 @@ class QuizSessions:
             quiz_id=quiz_id,
             locale=locale,
             question_ids=[q.id for q in picked],
-            choice_orders=[choice_order(q.n_choices, rng) for q in picked],
+            choice_orders=[display_order(q, rng) for q in picked],
             instances={
                 str(i): q.stored() for i, q in enumerate(picked) if isinstance(q, GeneratedQuestion)
             }

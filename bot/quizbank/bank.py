@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import cast
 
 from bot.common.errors import UserError
-from bot.quizbank.generated import template_of
+from bot.quizbank.generated import GeneratedQuestion, template_of
 from bot.quizbank.schema import Generated, Question, Quiz
 
 #: What one quiz run asks: a written question or a template to draw an instance of.
@@ -217,8 +217,9 @@ def _pick(
         raise UserError("quiz.no_questions")
     if count is None:
         count = len(items)
-    if isinstance(count, bool) or not 1 <= count <= len(items):
+    if isinstance(count, bool) or count < 1:
         raise UserError("quiz.bad_count", count=count, max=len(items))
+    count = min(count, len(items))  # more than there are: all of them (the caller says so)
     if shuffle or topic is None or count < len(items):
         return rng.sample(list(items), count)
     return list(items)
@@ -229,6 +230,16 @@ def choice_order(n_choices: int, rng: random.Random) -> list[int]:
     order = list(range(n_choices))
     rng.shuffle(order)
     return order
+
+
+def display_order(question: Question, rng: random.Random) -> list[int]:
+    """Display position -> choice index for one showing of `question`: shuffled, except a
+    generated question's, which its seed already placed, so that `quiztutor generate NAME
+    --seed S` shows the same letters as play and Discord. `rng` advances alike either way."""
+    shuffled = choice_order(question.n_choices, rng)
+    if isinstance(question, GeneratedQuestion):
+        return list(range(question.n_choices))
+    return shuffled
 
 
 def question_fingerprint(question: Question) -> str:

@@ -61,7 +61,10 @@ class QuizCog(commands.Cog):
             # A refused start should not cost the member their cooldown.
             services.quiz_cooldown.reset(interaction.user.id)
             raise
-        await show_first(interaction, session)
+        held = len(session.question_ids)
+        fewer = questions is not None and held < questions  # all the quiz holds, and why
+        note = t("quiz.fewer", locale, count=held, asked=questions) if fewer else None
+        await show_first(interaction, session, note)
         log.info("quiz started", extra={**log_context(interaction), "session_id": session.id})
 
     @quiz.command(name="review", description="Review the questions due for you (only you see it)")

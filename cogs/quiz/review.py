@@ -27,12 +27,15 @@ def take_cooldown(interaction: discord.Interaction) -> None:
         raise UserError("cooldown", seconds=max(1, round(wait)))
 
 
-async def show_first(interaction: discord.Interaction, session: QuizSession) -> None:
+async def show_first(
+    interaction: discord.Interaction, session: QuizSession, note: str | None = None
+) -> None:
+    """The session's first question, privately; `note` (if any) above it."""
     services = services_of(interaction)
     question, order = services.sessions.current_question(session)
     step = QuizStep(session, question, order, session.position + 1, len(session.question_ids))
     embed, view = render_step(services.bank, step)
-    await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+    await interaction.response.send_message(content=note, embed=embed, view=view, ephemeral=True)
 
 
 async def begin_review(

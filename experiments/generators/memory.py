@@ -229,13 +229,18 @@ def tensor_build(params: dict[str, Any], rng: random.Random) -> Draft:
                 miss(
                     "wrong-element-size",
                     str(numel * wrong),
-                    size=wrong,
+                    size=_bytes(wrong),
                     dtype=f"torch.{key}",
-                    actual=size,
+                    actual=_bytes(size),
                 )
             )
     rng.shuffle(pool)
     return Draft(prompt, Option(both(str(right))), options + pool, head)
+
+
+def _bytes(n: int) -> dict[str, str]:
+    """`1 byte`, `2 bytes` (Indonesian has no plural: `2 byte`)."""
+    return {"en": f"{n} byte{'s' if n != 1 else ''}", "id": f"{n} byte"}
 
 
 IMPLS = {

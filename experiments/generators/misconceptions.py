@@ -369,8 +369,8 @@ MISCONCEPTIONS: dict[str, Text] = {
         "id": "mengira 4 byte per elemen, seperti fp32",
     },
     "wrong-element-size": {
-        "en": "uses {size} bytes per element; {dtype} takes {actual}",
-        "id": "memakai {size} byte per elemen; {dtype} memakai {actual}",
+        "en": "uses {size} per element; {dtype} takes {actual}",
+        "id": "memakai {size} per elemen; {dtype} memakai {actual}",
     },
     # ---- pipeline
     "bubble-over-micro-batches": {

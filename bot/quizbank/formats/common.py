@@ -147,11 +147,9 @@ def slug(text: str, fallback: str = "imported") -> str:
 
 
 def _named_answer(draft: Draft, locale: str) -> str:
-    """The explanation of a question imported without feedback: its right answer."""
-    letter = CHOICE_LETTERS[draft.answer]
-    return t(
-        "import.default_explanation", locale, letter=letter, choice=draft.choices[draft.answer]
-    )
+    """The explanation of a question imported without feedback, in `locale`: its right
+    answer by its text (a letter would not match the shuffled order a learner sees)."""
+    return t("import.default_explanation", locale, choice=draft.choices[draft.answer])
 
 
 def _length(what: str, text: str, limit: int) -> str | None:
@@ -270,7 +268,9 @@ def build_quiz(
                 "prompt": every(draft.prompt),
                 "choices": every(list(draft.choices)),
                 "answer": draft.answer,
-                "explanation": every(explanation),
+                "explanation": every(explanation)
+                if draft.explanation
+                else {loc: _named_answer(draft, loc) for loc in ordered},
                 **({"untranslated": others} if others else {}),
             }
         )
