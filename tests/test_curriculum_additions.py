@@ -141,6 +141,11 @@ FSDP2_RANK = textwrap.dedent(
     model.set_requires_gradient_sync(False)  # as-03: accumulate the first micro-batch
     model(inputs[2 * rank]).float().sum().backward()
     res["grad_while_unsynced"] = None if w.grad is None else list(w.grad.shape)
+    # Where the unreduced gradient waits: FSDP2 keeps no public handle on it, so this reads
+    # its parameter record (torch 2.13) to show the full, unsharded bf16 gradient each rank holds.
+    record = model._get_fsdp_state()._fsdp_param_group.fsdp_params[0]
+    held = record._unsharded_param.grad
+    res["held"] = [list(held.shape), str(held.dtype)]
     model.set_requires_gradient_sync(True)
     model(inputs[2 * rank + 1]).float().sum().backward()
     res.update(forward=seen["weight"], grad=str(w.grad.dtype), shard_grad=w.grad.to_local().tolist())
@@ -190,6 +195,7 @@ def test_as03_fsdp2_unsynced_micro_batches_are_held_unreduced_and_not_lost(
     fsdp2: dict[str, object],
 ) -> None:
     assert fsdp2["grad_while_unsynced"] is None  # no reduce-scatter, no sharded gradient yet
+    assert fsdp2["held"] == [[8, 8], "torch.bfloat16"]  # the full gradient, not a 4x8 shard
     # The synced step's shard holds both micro-batches of both ranks, averaged over the ranks.
     inputs = [
         torch.randn(4, 8, generator=torch.Generator().manual_seed(10 * r + k))
@@ -206,8 +212,9 @@ def test_as03_fsdp2_unsynced_micro_batches_are_held_unreduced_and_not_lost(
     policy_doc = " ".join((MixedPrecisionPolicy.__doc__ or "").split())
     assert "FSDP will accumulate gradients using ``reduce_dtype``" in policy_doc
     assert "then the reduction uses the compute dtype" in policy_doc  # lp-13: bf16 here
-    full = 7e9 * torch.tensor([], dtype=BF16).element_size() / 1e9
-    assert (full, full / 8) == (14.0, 1.75)  # GB per rank: unsharded vs its 1/8 shard
+    held_gb = 7e9 * BF16.itemsize / 1e9  # per rank: the unsharded bf16 gradient
+    shard_gb = 7e9 * torch.float32.itemsize / 8 / 1e9  # the synced fp32 shard (see as-18)
+    assert (held_gb, shard_gb) == (14.0, 3.5)
 
 
 # ---------------------------------------------------------------------------- autocast and memory (ma-06, ma-19, ma-20)
