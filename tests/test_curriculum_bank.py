@@ -33,8 +33,12 @@ def test_question_ids_are_unique_across_the_shipped_quizzes(quizzes: list[Quiz])
     counts = Counter(q.id for q in all_questions(quizzes))
     assert [qid for qid, n in counts.items() if n > 1] == []
     assert len(counts) == 84
-    # Issue 25 removed two near-duplicates and added two new points under new ids.
-    assert {"ls-15", "ma-11"}.isdisjoint(counts) and {"ls-18", "ma-18"} <= set(counts)
+    # Issue 25 removed two near-duplicates and added two new points under new ids; issue 35
+    # removed nine more (the same fact asked twice) and added nine new points.
+    assert {"ls-15", "ma-11"}.isdisjoint(counts) and "ma-18" in counts
+    removed = {"mp-07", "ga-08", "as-17", "ma-02", "ma-07", "ls-14", "ls-18", "lp-08", "lp-09"}
+    added = {"mp-09", "ga-09", "as-18", "ma-19", "ma-20", "ls-19", "ls-20", "lp-18", "lp-19"}
+    assert removed.isdisjoint(counts) and added <= set(counts)
     assert load_bank().quizzes.keys() == {quiz.id for quiz in quizzes}
 
 
@@ -94,19 +98,19 @@ def test_no_two_prompts_share_more_than_half_their_words(quizzes: list[Quiz]) ->
 
 
 def test_the_near_duplicate_check_catches_a_reworded_copy(quizzes: list[Quiz]) -> None:
-    original = next(q for q in all_questions(quizzes) if q.id == "as-17")
+    original = next(q for q in all_questions(quizzes) if q.id == "ga-01")
     copy = original.model_copy(
         update={
             "id": "copy",
             "prompt": {
-                "en": original.prompt["en"].replace("1B", "2B").replace("batch 32", "batch 64"),
-                "id": original.prompt["id"].replace("1B", "2B"),
+                "en": original.prompt["en"].replace("Adam", "SGD").replace("batch 32", "batch 64"),
+                "id": original.prompt["id"].replace("Adam", "SGD"),
             },
         }
     )
     assert [(a, b) for a, b, *_ in near_duplicates([original, copy])] == [
-        ("as-17", "copy"),
-        ("as-17", "copy"),
+        ("ga-01", "copy"),
+        ("ga-01", "copy"),
     ]
     assert shared_share("What does autocast do?", "Where does the bubble go?", "en") == 0
 
@@ -119,29 +123,29 @@ def test_the_near_duplicate_check_catches_a_reworded_copy(quizzes: list[Quiz]) -
 DISTRACTOR_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "as-01": {"en": ('replicas', 'first', 'noisier'), "id": ('menyimpang', 'dibuang', 'pembaruannya')},
     "as-02": {"en": ('sync', 'synchronized', 'error'), "id": ('sinkronisasi', 'sinkron', 'error')},
-    "as-03": {"en": ('inside', 'reduce-scatter', 'lost'), "id": ('shard', 'reduce-scatter', 'hilang')},
+    "as-03": {"en": ('keeps', 'reduce-scatter', 'lost'), "id": ('sebagai shard', 'reduce-scatter', 'hilang')},
     "as-04": {"en": ('0.1', '0.8', '0.05'), "id": ('0.1', '0.8', '0.05')},
     "as-05": {"en": ('iteration', 'averaged', '1k'), "id": ('langsung', 'harus', 'kehilangan')},
     "as-06": {"en": ('4e-4', '1e-4', 'larger'), "id": ('4e-4', '1e-4', 'terakumulasi')},
     "as-07": {"en": ('fp64', 'warm-up', 'clip'), "id": ('fp64', 'keduanya', 'micro-batch')},
-    "as-08": {"en": ('dividing', 'rounding', 'mean'), "id": ('siklus', 'berbeda', 'panjang')},
+    "as-08": {"en": ('dividing', 'rounding', 'longer'), "id": ('membagi', 'pembulatan', 'lebih panjang')},
     "as-09": {"en": ('position', 'padded', 'padding'), "id": ('posisi', 'attention', 'menyumbang')},
     "as-10": {"en": ('exact', 'gives', 'leave'), "id": ('tokennya', 'rata-ratanya', 'biarkan')},
     "as-11": {"en": ('dataloader', 'optimizer', 'pytorch'), "id": ('dataloader', 'otomatis', 'pytorch')},
     "as-12": {"en": ('updates', 'stretch', 'precede'), "id": ('menghitung', 'warm-up', 'optimizer.step')},
-    "as-13": {"en": ('proportion', '43', 'pipeline'), "id": ('sebanding', '43', 'pipeline')},
+    "as-13": {"en": ('3/16', '75%', 'full'), "id": ('3/16', '75%', 'penuh')},
     "as-14": {"en": ('micro-batches', 'losses', 'full'), "id": ('atas', 'total', 'pembagian')},
     "as-15": {"en": ('every', '0.25', 'anywhere'), "id": ('batas', '0.25', 'clipping')},
     "as-16": {"en": ('accumulated', 'generator', 'drawn'), "id": ('terakumulasi', 'mengambil', 'diambil')},
-    "as-17": {"en": ('4×', 'often', 'them'), "id": ('4×', 'diperbarui', 'backward')},
-    "ga-01": {"en": ('faster', 'shrink', 'skip'), "id": ('lebih cepat', 'mengecil', 'pass')},
+    "as-18": {"en": ('stored', 'reduce_dtype', 'gradscaler'), "id": ('penyimpanan', 'reduce_dtype', 'gradscaler')},
+    "ga-01": {"en": ('faster', 'shrink', 'skip'), "id": ('lebih cepat', 'mengecil', 'dilewatkan')},
     "ga-02": {"en": ('4', '8', '12'), "id": ('4', '8', '12')},
     "ga-03": {"en": ('every', 'then step()', 'before'), "id": ('setelah tiap micro-batch', 'lalu step()', 'sebelum')},
     "ga-04": {"en": ('multipl', 'size', 'averag'), "id": ('batch', 'ukuran', 'merata-ratakan')},
     "ga-05": {"en": ('micro-batches', 'momentum', 'layernorm'), "id": ('micro-batch', 'momentum', 'saja')},
-    "ga-06": {"en": ('peak', 'accuracy', 'times'), "id": ('puncak', 'akurasi', 'kali')},
+    "ga-06": {"en": ('peak', 'noisier', 'times'), "id": ('puncak', 'noisy', 'kali')},
     "ga-07": {"en": ("micro-batch's", 'effective', 'fourth'), "id": ('melihat', 'efektifnya', 'keempat')},
-    "ga-08": {"en": ('averag', 'running', 'round'), "id": ('gradiennya', 'diperbarui', 'berbeda')},
+    "ga-09": {"en": ('only', 'momentum', 'error'), "id": ('hanya', 'momentum', 'error')},
     "lp-01": {"en": ('precision', 'chosen', 'factors'), "id": ('presisi', 'hybrid', 'faktor')},
     "lp-02": {"en": ('bias', 'subnormals', 'negative'), "id": ('bias', 'subnormal', 'negatif')},
     "lp-03": {"en": ("tensor's", 'gradscaler', 'start-up'), "id": ('sendiri', 'oleh', 'ditetapkan')},
@@ -149,8 +153,6 @@ DISTRACTOR_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "lp-05": {"en": ('5', 'faster', 'bf16'), "id": ('5', '23', 'bf16')},
     "lp-06": {"en": ('on by default', 'torch.tf32', 'dtype'), "id": ('aktif', 'torch.tf32', 'dtype')},
     "lp-07": {"en": ('accumulate', 'setting', 'nondeterministic'), "id": ('berakumulasi', 'setelan', 'nondeterministik')},
-    "lp-08": {"en": ('accurate', 'regularizer', 'switch'), "id": ('akurat', 'regularisasi', 'dialihkan')},
-    "lp-09": {"en": ('residua', '2', 'kahan'), "id": ('sisa', 'lalu', 'kahan')},
     "lp-10": {"en": ('fp32', 'division', 'matmuls'), "id": ('sama', 'pembagian', 'tf32')},
     "lp-11": {"en": ('alike', 'errors', 'worse'), "id": ('relatif', 'berurutan', 'buruk')},
     "lp-12": {"en": ('protects', '1/√', 'row'), "id": ('melindungi', '1/√', 'baris')},
@@ -159,6 +161,8 @@ DISTRACTOR_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "lp-15": {"en": ('exponent', 'upward', 'above'), "id": ('eksak', '1004', '256')},
     "lp-16": {"en": ('saturat', 'nearest', '70000'), "id": ('70000', 'nilai', '70000')},
     "lp-17": {"en": ('where', 'zero', 'hold'), "id": ('mantissa', 'nol', 'menyimpan')},
+    "lp-18": {"en": ('exactly', 'rounds', 'nan'), "id": ('persis', 'membulatkan', 'nan')},
+    "lp-19": {"en": ('same', 'halves', 'ties'), "id": ('sama', 'separuh', 'nilai tengah')},
     "ls-01": {"en": ('536', 'warm-up', 'capped'), "id": ('65536', 'warm-up', 'dibatasi')},
     "ls-02": {"en": ('zero', 'redo', '65504'), "id": ('nol', 'lalu', '65504')},
     "ls-03": {"en": ('after', 'stepped', 'calibra'), "id": ('dipanggil', 'scheduler', 'pertamanya')},
@@ -172,17 +176,15 @@ DISTRACTOR_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "ls-11": {"en": ("fp16's", 'kept', 'bf16'), "id": ('dibulatkan', 'persis', 'bf16')},
     "ls-12": {"en": ('16-bit', 'weights', 'moments'), "id": ('16-bit', 'seperempat', 'juga')},
     "ls-13": {"en": ('both', 'quantized', 'saved'), "id": ('bobot', 'dikuantisasi', 'disk')},
-    "ls-14": {"en": ('proportional', 'noise', 'bf16'), "id": ('sebanding', 'secara', 'membulatkan')},
     "ls-16": {"en": ('iteration', 'optimizers', 'optimizer'), "id": ('iterasi', 'muncul', 'optimizer')},
     "ls-17": {"en": ('dtype', 'scaler.step', 'itself'), "id": ('dtype', 'scaler.step', 'bfloat16')},
-    "ls-18": {"en": ('1.024', '0.0078', 'most'), "id": ('1.024', '0.0078', 'paling')},
+    "ls-19": {"en": ('lost', '1.0001', '1.0078'), "id": ('hilang', '1.0001', '1.0078')},
+    "ls-20": {"en": ('mantissa', 'init_scale', 'fp64'), "id": ('mantissa', 'init_scale', 'fp64')},
     "ma-01": {"en": ('cpu', 'cpu', "input's"), "id": ('softmax', 'cpu', 'inputnya')},
-    "ma-02": {"en": ('tensors', 'output', 'parameter'), "id": ('menurunkan', 'mengembalikan', 'parameter')},
     "ma-03": {"en": ('comput', 'float32', 'lists'), "id": ('16-bit', 'float32', 'daftar')},
     "ma-04": {"en": ('ops', 'addmm', 'allowed'), "id": ('keduanya', 'addmm', 'error')},
     "ma-05": {"en": ('runs', 'outer', 'promot'), "id": ('blok', 'berlaku', 'penjumlahan')},
     "ma-06": {"en": ('function', 'backward', 'model.float'), "id": ('kustom', 'backward', 'model.float')},
-    "ma-07": {"en": ('autocast', 'master', 'matmuls'), "id": ('agar', 'master', 'model.half')},
     "ma-08": {"en": ('extra', 'doubl', '50'), "id": ('10 layer', 'lipat', '50')},
     "ma-09": {"en": ('reentrant', 'recomputed', 'updated'), "id": ('reentrant', 'forward', 'parameternya')},
     "ma-10": {"en": ('unbiased', 'recomputation', 'checkpointed'), "id": ('bias', 'selama', 'dibungkus')},
@@ -193,14 +195,16 @@ DISTRACTOR_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     "ma-16": {"en": ('momentum', 'groups', 'second'), "id": ('momentum', 'kelompok', 'statistik')},
     "ma-17": {"en": ('accumulation', 'ghost', 'final'), "id": ('menggabungkan', 'ghost', 'terakhir')},
     "ma-18": {"en": ('communication', '63', 'sends'), "id": ('komunikasi', '63', 'mengirim')},
+    "ma-19": {"en": ('reused', 'inside', 'eager'), "id": ('dipakai ulang', 'di dalam fungsi', 'eager')},
+    "ma-20": {"en": ('memory', 'speed', 'exact'), "id": ('hemat', 'kecepatan', 'persis')},
     "mp-01": {"en": ('restore', 'overflow', 'computes'), "id": ('salinan', 'overflow', 'fp32')},
     "mp-02": {"en": ('activatio', 'updates', 'losses'), "id": ('aktivasi', 'pembaruan', 'softmax')},
-    "mp-03": {"en": ('more', 'fewer', 'off'), "id": ('mantissanya', 'sedikit', 'konversi')},
+    "mp-03": {"en": ('more', 'fewer', 'smallest'), "id": ('mantissanya', 'sedikit', 'terkecil')},
     "mp-04": {"en": ('inputs', 'products', 'range'), "id": ('input', 'eksak', 'rentang')},
-    "mp-05": {"en": ('accuracy', 'end-to-end', 'moments'), "id": ('tinggi', 'end-to-end', '16-bit')},
-    "mp-06": {"en": ('torch.cuda.amp.autocast', 'model.half', 'bf16'), "id": ('torch.cuda.amp.autocast', 'model.half', 'bf16')},
-    "mp-07": {"en": ("fp16's", 'backward', 'gradscaler'), "id": ('mantissanya', 'backward', 'gradscaler')},
-    "mp-08": {"en": ('every', "model's", 'loss'), "id": ('semua', 'parameter', 'menskalakan')},
+    "mp-05": {"en": ('accuracy', 'end-to-end', 'moments'), "id": ('akurasi', 'end-to-end', 'momen')},
+    "mp-06": {"en": ('torch.cuda.amp.autocast', 'model.half', 'torch.cpu.amp'), "id": ('torch.cuda.amp.autocast', 'model.half', 'torch.cpu.amp')},
+    "mp-08": {"en": ('every', 'values', 'loss'), "id": ('semua', 'nilai', 'menskalakan')},
+    "mp-09": {"en": ('half', '1.0001', '50'), "id": ('setengah', '1.0001', '50')},
 }  # fmt: skip
 
 
@@ -239,3 +243,41 @@ def test_a_dropped_clause_is_caught(quizzes: list[Quiz]) -> None:
         ("en", 1),
         ("id", 1),
     ]
+
+
+# ---------------------------------------------------------------------------- give-aways and balance
+
+HEDGES = {
+    "en": re.compile(
+        r"\b(may|might|can|could|usually|often|typically|generally|mostly|depending|allow)\b"
+    ),
+    "id": re.compile(r"\b(boleh|bisa|biasanya|sering|umumnya|tergantung|mungkin)\b"),
+}
+
+
+def hedged_alone(question: Question) -> list[str]:
+    """Locales where the right choice is the only hedged one (a member picks the cautious one)."""
+    found = []
+    for locale in LOCALES:
+        hedged = [bool(HEDGES[locale].search(c.lower())) for c in question.choices[locale]]
+        if hedged[question.answer] and sum(hedged) == 1:
+            found.append(locale)
+    return found
+
+
+def test_no_right_answer_is_the_only_hedged_choice(quizzes: list[Quiz]) -> None:
+    assert [(q.id, hedged_alone(q)) for q in all_questions(quizzes) if hedged_alone(q)] == []
+    mp05 = next(q for q in all_questions(quizzes) if q.id == "mp-05")
+    cautious = {**mp05.choices, "en": list(mp05.choices["en"])}
+    cautious["en"][0] = "Less tensor memory and more speed, as hardware and workload allow"
+    cautious["en"][1:] = ["Higher accuracy", "Twice the speed on any GPU", "A smaller state"]
+    assert hedged_alone(mp05.model_copy(update={"choices": cautious})) == ["en"]
+
+
+def test_every_quiz_spreads_its_questions_over_the_three_difficulties(
+    quizzes: list[Quiz],
+) -> None:
+    for quiz in quizzes:
+        levels = Counter(q.difficulty for q in quiz.questions)
+        assert set(levels) == {1, 2, 3}, (quiz.id, levels)
+        assert max(levels.values()) <= 0.6 * len(quiz.questions), (quiz.id, levels)

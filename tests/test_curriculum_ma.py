@@ -44,8 +44,9 @@ def load() -> list[Question]:
 
 def test_seventeen_bilingual_questions_with_sources_and_tags() -> None:
     questions = load()
-    # ma-11 (a near-duplicate of as-17) was removed in issue 25; ma-18 is new.
-    assert [q.id for q in questions] == [f"ma-{n:02d}" for n in range(1, 19) if n != 11]
+    # ma-11 (a near-duplicate of as-17) was removed in issue 25; ma-18 is new. ma-02 and ma-07
+    # (facts asked again by ls-17 and lp-16) gave way to ma-19 and ma-20 in issue 35.
+    assert [q.id for q in questions] == [f"ma-{n:02d}" for n in range(1, 21) if n not in (2, 7, 11)]
     for q in questions:
         assert q.references and all(
             re.match(
@@ -79,7 +80,7 @@ def test_no_answer_cues_from_length_or_slot() -> None:
                     assert word in right, (q.id, word)
 
 
-# ---------------------------------------------------------------------------- autocast (ma-01..07)
+# ---------------------------------------------------------------------------- autocast (ma-01..06)
 
 
 def test_ma01_cpu_autocast_leaves_softmax_in_the_matmul_dtype() -> None:
@@ -91,17 +92,6 @@ def test_ma01_cpu_autocast_leaves_softmax_in_the_matmul_dtype() -> None:
         assert h.sum().dtype == torch.bfloat16
         # An fp32 input stays fp32: softmax is on no CPU list, it follows its input.
         assert torch.softmax(x, dim=-1).dtype == torch.float32
-
-
-def test_ma02_linear_output_is_low_precision_while_the_weight_stays_fp32() -> None:
-    layer, x = nn.Linear(8, 8), torch.randn(4, 8)
-    with torch.autocast(**CPU_BF16):
-        out = layer(x)
-    assert out.dtype == torch.bfloat16
-    with torch.autocast("cpu", dtype=torch.float16):
-        assert layer(x).dtype == torch.float16
-    out.float().square().mean().backward()
-    assert layer.weight.dtype == layer.weight.grad.dtype == torch.float32
 
 
 def test_ma03_backward_inside_autocast_changes_nothing() -> None:
@@ -181,18 +171,6 @@ def test_ma06_custom_fwd_casts_inputs_and_disables_autocast_inside() -> None:
         "plain": torch.bfloat16,
     }
     assert out.dtype == torch.float32
-
-
-def test_ma07_fp16_mse_overflows_but_autocast_runs_it_in_fp32() -> None:
-    assert torch.finfo(torch.float16).max == 65504 < 300**2 == 90_000
-    pred, target = torch.zeros(4), torch.full((4,), 300.0)
-    assert torch.isinf(F.mse_loss(pred.half(), target.half()))  # what model.half() computes
-    with torch.autocast("cpu", dtype=torch.float16):
-        loss = F.mse_loss(pred.half(), target.half())
-    assert loss.dtype == torch.float32 and loss.item() == 90_000
-    with torch.autocast(**CPU_BF16):
-        assert F.mse_loss(pred, target).dtype == torch.float32
-    assert "should not call ``half()``" in (torch.autocast.__doc__ or "")
 
 
 # ---------------------------------------------------------------------------- checkpointing (ma-08..10)
