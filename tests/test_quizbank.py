@@ -23,8 +23,8 @@ GA_FILE = SHIPPED_DIR / "gradient-accumulation.yaml"
 
 # The correct choice of every shipped question, as written in the file (and the seeds).
 EXPECTED_ANSWERS = {
-    "mp-01": 0, "mp-02": 1, "mp-03": 2, "mp-04": 3, "mp-05": 0, "mp-06": 1, "mp-07": 2, "mp-08": 3,
-    "ga-01": 2, "ga-02": 0, "ga-03": 3, "ga-04": 1, "ga-05": 0, "ga-06": 2, "ga-07": 1, "ga-08": 3,
+    "mp-01": 0, "mp-02": 1, "mp-03": 2, "mp-04": 3, "mp-05": 0, "mp-06": 1, "mp-08": 3,
+    "ga-01": 2, "ga-02": 0, "ga-03": 3, "ga-04": 1, "ga-05": 0, "ga-06": 2, "ga-07": 1,
 }  # fmt: skip
 
 
