@@ -59,10 +59,6 @@ class DailyAnswers:
         post = await posts_store.open_by_message(self.db, message_id)
         return None if post is None else self.open_posts.add(post)
 
-    def open_post_in_memory(self, message_id: int) -> OpenPost | None:
-        """The open post of a message if this process knows it (no query)."""
-        return self.open_posts.get(message_id)
-
     def grading(self, post: OpenPost | DailyPost) -> tuple[int, int] | None:
         """(correct index as written, number of choices) of a post's question; None if a
         written question is gone. A generated post is graded by its stored instance."""
@@ -123,10 +119,6 @@ class DailyAnswers:
             return None
         return post
 
-    async def first_answer(self, post_id: int, user_id: int) -> int | None:
-        """A member's answer that counts (the choice as written), None if none."""
-        return await posts_store.answer_of(self.db, post_id, user_id)
-
     async def recover(
         self,
         post: OpenPost | DailyPost,
@@ -160,8 +152,3 @@ class DailyAnswers:
             )
         )
         return sum(results)
-
-    async def note_unclear(self, post_id: int, users: Sequence[int]) -> None:
-        """Remember members whose offline reactions named several letters (not counted)."""
-        if users:
-            await posts_store.note_unclear(self.db, post_id, users)

@@ -17,6 +17,7 @@ import discord
 
 from bot.common.errors import UserError
 from bot.common.i18n import t
+from bot.daily import posts_store
 from bot.daily.types import DailyAnswerOutcome, shown_position
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
@@ -74,7 +75,8 @@ def answer_view(post_id: int, n_choices: int, *, closed: bool = False) -> discor
 
 async def answer_pressed(interaction: discord.Interaction, post_id: int, position: int) -> None:
     locale = interaction_locale(interaction)
-    answers = services_of(interaction).daily.answers
+    daily = services_of(interaction).daily
+    answers = daily.answers
     message = interaction.message
     post = None
     if message is not None and interaction.channel_id is not None:
@@ -90,6 +92,6 @@ async def answer_pressed(interaction: discord.Interaction, post_id: int, positio
     if first:
         await send_ephemeral(interaction, t("daily.your_answer", locale, letter=LETTERS[position]))
         return
-    counted = await answers.first_answer(post.post_id, interaction.user.id)
+    counted = await posts_store.answer_of(daily.db, post.post_id, interaction.user.id)
     shown = shown_position(post.order, counted) if counted is not None else position
     await send_ephemeral(interaction, t("daily.already_answered", locale, letter=LETTERS[shown]))
