@@ -56,15 +56,15 @@ async def test_switching_to_buttons_takes_effect_from_the_next_post(
     # A reaction on a buttons post is no answer; a press is.
     assert await jobs.reactions.on_reaction(second.message_id, CH1, 2, ANSWER_EMOJI[0]) is None
     assert not jobs.reactions.grade_and_queue(second.message_id + 1, 2, 0)  # not in memory
-    pressed = await daily.answers.button_post(second.message_id, CH1, second.id)
+    pressed = await daily.answers.button_post(second.id, CH1, second.message_id)
     assert pressed is not None
     assert (await daily.answers.record(pressed, 2, 1)).status is AnswerStatus.RECORDED
     assert (await daily.answers.record(pressed, 2, 0)).status is AnswerStatus.DUPLICATE
     assert second.choice_order is not None
     assert await posts_store.answer_of(daily.db, second.id, 2) == second.choice_order[1]
     # A forged press: another post's id, or a reactions post.
-    assert await daily.answers.button_post(second.message_id, CH1, second.id + 1) is None
-    assert await daily.answers.button_post(first.message_id, CH1, first.id or 0) is None
+    assert await daily.answers.button_post(second.id + 1, CH1, second.message_id) is None
+    assert await daily.answers.button_post(first.id or 0, CH1, first.message_id) is None
 
 
 async def test_each_post_keeps_its_order_and_older_posts_keep_file_order(

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from bot.daily import configs_store, posts_store
 from bot.daily.answer_writer import AnswerWriter
-from bot.daily.open_posts import OpenPosts
+from bot.daily.open_posts import OpenPosts, open_post
 from bot.daily.questions import instance_grading
 from bot.daily.types import BUTTONS, AnswerStatus, DailyAnswerOutcome, OpenPost, written_choice
 from bot.db.database import Database
@@ -105,17 +105,22 @@ class DailyAnswers:
         correct = choice == answer
         return correct, self.writer.enqueue(post.post_id, user_id, choice, correct, now)
 
-    async def button_post(self, message_id: int, channel_id: int, post_id: int) -> OpenPost | None:
-        """The open buttons post a press came from; None when it is closed (or forged).
-        Looked up by message whatever the daily channel is now (a post stays answerable
-        in the channel it was made in, also after `/daily setup` moved the next ones)."""
-        post = await self.post_by_message(message_id)
-        if (
-            post is None
-            or post.post_id != post_id
-            or post.channel_id != channel_id
-            or post.answer_mode != BUTTONS
-        ):
+    async def button_post(self, post_id: int, channel_id: int, message_id: int) -> OpenPost | None:
+        """The open buttons post a press names (its button's custom id carries the post id);
+        None when it is closed (or forged). Found by the post id from the moment its message
+        exists, before the message id is stored; in the channel it was made in, also after
+        `/daily setup` moved the next posts."""
+        post = self.open_posts.get(message_id)
+        if post is None or post.post_id != post_id:
+            row = await posts_store.get(self.db, post_id)
+            if row is None or row.settled or row.message_id not in (None, message_id):
+                return None
+            post = (
+                self.open_posts.add(row)
+                if row.message_id is not None
+                else open_post(row, message_id)
+            )
+        if post.channel_id != channel_id or post.answer_mode != BUTTONS:
             return None
         return post
 

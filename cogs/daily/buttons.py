@@ -1,5 +1,8 @@
 """The A-D buttons of a daily post in buttons mode, and what a press does.
 
+A button's custom id names its post (`dq:<post id>:<letter>`): a press is graded by the
+post id from the moment the message exists, before its message id is recorded.
+
 A press is graded like a reaction (`DailyAnswers.record_nowait`: the same writer, the
 same first-answer-counts rule) and acknowledged only to the member ("your answer: B");
 nobody sees how others answered before the reveal. The answer is committed before the
@@ -80,7 +83,7 @@ async def answer_pressed(interaction: discord.Interaction, post_id: int, positio
     message = interaction.message
     post = None
     if message is not None and interaction.channel_id is not None:
-        post = await answers.button_post(message.id, interaction.channel_id, post_id)
+        post = await answers.button_post(post_id, interaction.channel_id, message.id)
     if post is None:
         raise UserError("daily.answers_closed")
     queued = answers.record_nowait(post, interaction.user.id, position)
