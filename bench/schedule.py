@@ -39,6 +39,7 @@ from bench.common import (
     summary,
     workdir,
 )
+from bot.daily import configs_store
 from bot.daily.jobs import MAX_CONCURRENT_POSTS, DailyJobs, guild_job_id
 from bot.daily.reaction_rules import ANSWER_EMOJI
 
@@ -167,7 +168,7 @@ async def run(quick: bool) -> list[Row]:
                 assert len(scheduler.get_jobs()) >= total, "a guild job is missing"
 
                 # Scheduler overhead 1: registering every guild's job (as start() does).
-                configs = await bot.services.daily.configs.enabled()
+                configs = await configs_store.enabled(bot.services.daily.db)
                 spare_scheduler = AsyncIOScheduler(timezone="UTC")
                 probe = DailyJobs(bot.services.daily, jobs.publisher, spare_scheduler)
                 rss0 = rss_mib()

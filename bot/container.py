@@ -174,8 +174,6 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
     await suggestions.load()
     reports = Reports(db, bank)
     await reports.load()
-    daily = DailyService(db, bank, clock=clock)
-    await daily.start()
     demos: DemoRunner | None = None
     warmup: asyncio.Task[None] | None = None
     if settings.demo_worker:
@@ -194,7 +192,8 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         size=settings.generated_pool_size,
     )
     pool.start()
-    daily.posts.pool = pool  # a day may ask a template's instance
+    daily = DailyService(db, bank, clock=clock, pool=pool)  # a day may ask a template's instance
+    await daily.start()
     sessions = QuizSessions(db, bank, pool=pool)
     live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server, pool=pool)
     await live.start()

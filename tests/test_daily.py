@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.common.errors import StopReason, UserError
-from bot.daily import analytics_store, streaks_store
+from bot.daily import analytics_store, configs_store, posts_store, streaks_store
 from bot.daily.service import DailyService
 from bot.daily.types import AnswerStatus, OpenPost
 from bot.db.database import Database
@@ -84,7 +84,7 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
         3,
     )
     assert status.next_post_at == datetime(2026, 5, 1, 2, 30, tzinfo=UTC)
-    assert [c.guild_id for c in await daily.configs.enabled()] == [GUILD]
+    assert [c.guild_id for c in await configs_store.enabled(daily.db)] == [GUILD]
 
     assert await daily.configs.disable(GUILD, reason=StopReason.FORBIDDEN)
     status = await daily.configs.status(GUILD)
@@ -94,13 +94,13 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
         "forbidden",
         False,
     )
-    await daily.configs.mark_admin_notified(GUILD)
-    config = await daily.configs.get(GUILD)
+    await configs_store.mark_admin_notified(daily.db, GUILD)
+    config = await configs_store.get(daily.db, GUILD)
     assert config is not None and config.admin_notified
-    assert await daily.configs.enabled() == []
+    assert await configs_store.enabled(daily.db) == []
 
     await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
-    config = await daily.configs.get(GUILD)
+    config = await configs_store.get(daily.db, GUILD)
     assert config is not None and config.enabled and config.disabled_reason is None
     assert not await daily.configs.disable(999)
 
@@ -129,7 +129,7 @@ async def test_exactly_one_post_per_day_across_two_processes(
 async def test_release_claim_lets_the_day_be_claimed_again(daily: DailyService) -> None:
     post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1))
     assert post is not None and post.id is not None
-    await daily.posts.release_claim(post.id)
+    await posts_store.release_claim(daily.db, post.id)
     assert (
         await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1)) is not None
     )
@@ -146,9 +146,9 @@ async def test_post_lookup_by_message(
         "mx-01",
         500,
     )
-    assert await daily.posts.for_day(GUILD, DAY) is not None
-    assert await daily.posts.last_post_days() == {GUILD: DAY}
-    assert [p.message_id for p in await daily.posts.open()] == [500]
+    assert await posts_store.for_day(daily.db, GUILD, DAY) is not None
+    assert await posts_store.last_post_days(daily.db) == {GUILD: DAY}
+    assert [p.message_id for p in await posts_store.open_posts(daily.db)] == [500]
     # An unrelated message in a channel without daily posts: answered without a query.
     assert await daily.answers.post_by_message(12345, channel_id=777) is None
     # A process that did not make the post finds it through the index.
@@ -204,7 +204,7 @@ async def test_settle_is_idempotent(daily: DailyService, db: Database) -> None:
     assert again == first
     assert await streaks_store.member_streak(db, GUILD, 1) == streak_after_first
     assert streak_after_first.current == 1
-    assert await daily.posts.open() == []
+    assert await posts_store.open_posts(daily.db) == []
 
 
 async def test_concurrent_settle_from_two_processes_applies_once(
@@ -269,12 +269,12 @@ async def test_milestone_reached_on_the_seventh_day(daily: DailyService) -> None
     assert summary.new_bests == [(1, 7)]
 
 
-async def test_pick_question_rotates_through_the_topic(daily: DailyService) -> None:
+async def test_the_choice_rotates_through_the_topic(daily: DailyService) -> None:
     picked = []
     for offset in range(3):
         day = DAY + timedelta(days=offset)
-        question = await daily.posts.pick_question(GUILD, day, "accum")
-        assert question == await daily.posts.pick_question(GUILD, day, "accum")
+        question = (await daily.posts.choose(GUILD, day, "accum")).question_id
+        assert question == (await daily.posts.choose(GUILD, day, "accum")).question_id
         await daily.posts.claim(GUILD, day, question, CHANNEL, NOW)
         picked.append(question)
     assert sorted(picked) == ["ac-01", "ac-02", "ac-03"]
@@ -303,8 +303,8 @@ async def test_guild_overview(daily: DailyService) -> None:
 
 async def test_due_reveals(daily: DailyService) -> None:
     post = await posted(daily)
-    assert await daily.posts.due_reveals(post.reveal_at - timedelta(seconds=1)) == []
-    due = await daily.posts.due_reveals(post.reveal_at)
+    assert await posts_store.due_reveals(daily.db, post.reveal_at - timedelta(seconds=1)) == []
+    due = await posts_store.due_reveals(daily.db, post.reveal_at)
     assert [p.id for p in due] == [post.post_id]
     assert isinstance(due[0], DailyPost)
 
@@ -317,9 +317,9 @@ async def test_a_servers_own_quiz_never_feeds_another_servers_daily(
     bank.add(make_quiz("private", [0, 1], prefix="pv"), owner=111)  # uploaded by server 111
     for offset in range(12):
         day = date(2026, 1, 1) + timedelta(days=offset)
-        assert not (await daily.posts.pick_question(222, day, None)).startswith("pv-")
+        assert not (await daily.posts.choose(222, day, None)).question_id.startswith("pv-")
     picked = {
-        await daily.posts.pick_question(111, date(2026, 1, 1) + timedelta(days=d), None)
+        (await daily.posts.choose(111, date(2026, 1, 1) + timedelta(days=d), None)).question_id
         for d in range(10)
     }
     assert any(q.startswith("pv-") for q in picked)

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.common.schedule import choose_question
+from bot.daily import configs_store, posts_store
 from bot.daily.choice_rules import KNOWN, NEW, ROTATION, WEAK, Choice, Reason, choose, window_days
 from bot.daily.service import DailyService
 from bot.learning.recall_rules import ANSWERS, CARDS, Signal
@@ -72,7 +73,7 @@ async def test_a_question_most_got_wrong_comes_back_first_once_k_days_have_passe
         picked.append(choice.question_id)
     assert "mx-01" not in picked[:5]
     assert picked[5] == "mx-01"
-    post = await daily.posts.for_day(GUILD, DAY + timedelta(days=6))
+    post = await posts_store.for_day(daily.db, GUILD, DAY + timedelta(days=6))
     assert post is not None and post.choice is not None
     reason = Reason.from_dict(post.choice)
     assert (reason.rule, reason.basis, reason.n, reason.members) == (WEAK, CARDS, 3, 3)
@@ -81,7 +82,7 @@ async def test_a_question_most_got_wrong_comes_back_first_once_k_days_have_passe
     assert 0.0 < reason.recall < 0.7
     # Until then the questions nobody had seen came before the well-answered ones.
     for offset in range(1, 6):
-        post = await daily.posts.for_day(GUILD, DAY + timedelta(days=offset))
+        post = await posts_store.for_day(daily.db, GUILD, DAY + timedelta(days=offset))
         assert post is not None and post.choice is not None
         assert post.choice["rule"] in (NEW, WEAK)
 
@@ -224,5 +225,5 @@ async def test_repeat_after_defaults_to_30_and_is_kept_when_left_out(daily: Dail
     await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta", repeat_after=7)
     kept = await daily.configs.configure(GUILD, CHANNEL, "09:00", "Asia/Jakarta")
     assert (kept.post_time, kept.repeat_after_days) == ("09:00", 7)
-    config = await daily.configs.get(GUILD)
+    config = await configs_store.get(daily.db, GUILD)
     assert config is not None and config.repeat_after_days == 7

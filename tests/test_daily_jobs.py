@@ -17,6 +17,7 @@ from sqlmodel import select
 
 from bot.common.errors import StopReason
 from bot.common.schedule import next_post_at
+from bot.daily import configs_store, posts_store
 from bot.daily.configs import schedule_for
 from bot.daily.jobs import DailyJobs, guild_job_id, reveal_job_id
 from bot.daily.reaction_rules import ANSWER_EMOJI
@@ -227,10 +228,10 @@ async def test_refused_post_disables_only_that_guild(
     await asyncio.gather(jobs.run_post_job(G1), jobs.run_post_job(G2))
 
     assert [g for g, _, _, _ in publisher.posts] == [G2]
-    config = await daily.configs.get(G1)
+    config = await configs_store.get(daily.db, G1)
     assert config is not None and not config.enabled and config.disabled_reason == "forbidden"
     assert not config.admin_notified
-    assert await daily.posts.for_day(G1, DAY1) is None  # the claim was given back
+    assert await posts_store.for_day(daily.db, G1, DAY1) is None  # the claim was given back
     assert jobs.scheduler is not None
     assert jobs.scheduler.get_job(guild_job_id(G1)) is None
     assert jobs.scheduler.get_job(guild_job_id(G2)) is not None
@@ -246,8 +247,8 @@ async def test_server_error_frees_the_day_for_a_retry(
     await configure(daily)
     publisher.broken.add(CH1)
     await jobs.run_post_job(G1)  # logged, not raised
-    assert await daily.posts.for_day(G1, DAY1) is None
-    config = await daily.configs.get(G1)
+    assert await posts_store.for_day(daily.db, G1, DAY1) is None
+    config = await configs_store.get(daily.db, G1)
     assert config is not None and config.enabled
     publisher.broken.clear()
     assert (await jobs.post_today(G1)).created
@@ -436,7 +437,7 @@ async def test_a_locked_database_during_a_post_loses_nothing(
             if "transient database error" in record.getMessage() and holder.in_transaction:
                 holder.rollback()
 
-    publisher.post = post_then_lock  # type: ignore[method-assign]
+    publisher.post = post_then_lock  # type: ignore[method-assign, assignment]
     handler = ReleaseOnRetry(logging.WARNING)
     logging.getLogger("quiztutor.storage").addHandler(handler)
     try:

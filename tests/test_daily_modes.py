@@ -12,7 +12,9 @@ import pytest
 from sqlmodel import select
 
 from bot.common.errors import StopReason
+from bot.daily import configs_store, posts_store
 from bot.daily.jobs import DailyJobs
+from bot.daily.posts import DailyPosts
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
 from bot.daily.types import BUTTONS, REACTIONS, AnswerStatus, shown_position
@@ -54,15 +56,15 @@ async def test_switching_to_buttons_takes_effect_from_the_next_post(
     # A reaction on a buttons post is no answer; a press is.
     assert await jobs.reactions.on_reaction(second.message_id, CH1, 2, ANSWER_EMOJI[0]) is None
     assert not jobs.reactions.grade_and_queue(second.message_id + 1, 2, 0)  # not in memory
-    pressed = await daily.answers.button_post(second.message_id, CH1, second.id)
+    pressed = await daily.answers.button_post(second.id, CH1, second.message_id)
     assert pressed is not None
     assert (await daily.answers.record(pressed, 2, 1)).status is AnswerStatus.RECORDED
     assert (await daily.answers.record(pressed, 2, 0)).status is AnswerStatus.DUPLICATE
     assert second.choice_order is not None
-    assert await daily.answers.first_answer(second.id, 2) == second.choice_order[1]
+    assert await posts_store.answer_of(daily.db, second.id, 2) == second.choice_order[1]
     # A forged press: another post's id, or a reactions post.
-    assert await daily.answers.button_post(second.message_id, CH1, second.id + 1) is None
-    assert await daily.answers.button_post(first.message_id, CH1, first.id or 0) is None
+    assert await daily.answers.button_post(second.id + 1, CH1, second.message_id) is None
+    assert await daily.answers.button_post(first.id or 0, CH1, first.message_id) is None
 
 
 async def test_each_post_keeps_its_order_and_older_posts_keep_file_order(
@@ -111,7 +113,7 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     publisher.refuse[CH1] = StopReason.FORBIDDEN
     clock.now = second.reveal_at
     await jobs.run_reveal_job(second.id)  # type: ignore[arg-type]
-    config = await daily.configs.get(G1)
+    config = await configs_store.get(daily.db, G1)
     assert config is not None and config.enabled and not config.discussion
     assert config.disabled_reason == StopReason.THREADS_FORBIDDEN and not config.admin_notified
     item = await jobs.outbox.item(Owed.DISCUSSION, second.id)  # type: ignore[arg-type]
@@ -142,10 +144,12 @@ async def gen_daily(
     open_db: Callable[[], Awaitable[Database]], clock: Clock
 ) -> AsyncIterator[DailyService]:
     bank = QuizBank([quiz_with_templates("fmt", ("fp16-round",))])
-    service = DailyService(await open_db(), bank, clock=clock)
+    pool = InstancePool(Maker(), bank.templates, size=2)  # the worker not started yet
+    service = DailyService(await open_db(), bank, clock=clock, pool=pool)
     await service.start()
     yield service
     await service.close()
+    await pool.close()
 
 
 async def test_a_generated_daily_post_is_graded_by_its_stored_instance(
@@ -159,21 +163,17 @@ async def test_a_generated_daily_post_is_graded_by_its_stored_instance(
         old = await daily.posts.claim(G1, DAY1 - timedelta(back), question_id, CH1, T0)
         assert old is not None and old.id is not None
         await daily.settling.settle(old.id, T0 - timedelta(days=back))
-    pool = InstancePool(Maker(), daily.bank.templates, size=2)
-    daily.posts.pool = pool
+    pool = daily.posts.pool
+    assert pool is not None
     # No instance ready (the worker not started): the day asks a written question.
     assert (await daily.posts.plan(G1, DAY1, "fmt", 2)).instance is None
     # Chosen, but its instance was taken meanwhile: a written question after all.
-    daily.posts.pool = TakenMeanwhile()  # type: ignore[assignment]
-    plan = await daily.posts.plan(G1, DAY1, "fmt", 2)
+    taken = DailyPosts(daily.db, daily.bank, clock, daily.open_posts, TakenMeanwhile())  # type: ignore[arg-type]
+    plan = await taken.plan(G1, DAY1, "fmt", 2)
     assert plan.instance is None and plan.choice.question_id == "fm-01"
-    daily.posts.pool = pool
     pool.start()
-    try:
-        await pool.full()
-        await jobs.run_post_job(G1)
-    finally:
-        await pool.close()
+    await pool.full()
+    await jobs.run_post_job(G1)
     post = await post_of(daily, G1, DAY1)
     assert post.question_id == FP16 and post.instance is not None and post.id is not None
     question = daily.posts.question_of(post)

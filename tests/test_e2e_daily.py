@@ -17,7 +17,7 @@ from sqlmodel import col
 
 from bot.common.schedule import next_post_at
 from bot.common.times import utcnow
-from bot.daily import streaks_store
+from bot.daily import configs_store, posts_store, streaks_store
 from bot.daily.configs import schedule_for
 from bot.daily.jobs import guild_job_id
 from bot.daily.reaction_rules import ANSWER_EMOJI
@@ -52,7 +52,7 @@ async def test_setup_status_permissions_and_refusals(
             member, "daily setup", options={"channel": fake.channel2}, time="07:30", timezone="UTC"
         )
         assert refused.ephemeral and "Manage Server" in refused.text
-        assert await bot.services.daily.configs.get(guild_id) is None
+        assert await configs_store.get(bot.services.daily.db, guild_id) is None
 
         res = await fake.slash(
             fake.admin,
@@ -63,7 +63,7 @@ async def test_setup_status_permissions_and_refusals(
             reveal_after=6,
         )
         assert res.ephemeral and "07:30 (Asia/Jakarta)" in res.text
-        config = await bot.services.daily.configs.get(guild_id)
+        config = await configs_store.get(bot.services.daily.db, guild_id)
         assert config is not None and config.channel_id == fake.channel2.id
         job = bot.services.scheduler.get_job(guild_job_id(guild_id))
         assert job is not None and str(job.trigger.timezone) == "Asia/Jakarta"
@@ -91,7 +91,7 @@ async def test_setup_status_permissions_and_refusals(
             timezone="UTC",
         )
         assert "'25:99' is not a time" in bad_time.text
-        after = await bot.services.daily.configs.get(guild_id)
+        after = await configs_store.get(bot.services.daily.db, guild_id)
         assert after is not None
         assert (after.channel_id, after.post_time, after.timezone) == (
             fake.channel2.id,
@@ -245,12 +245,14 @@ async def test_channel_deleted_disables_and_tells_the_admin(
 
         await jobs.run_post_job(guild_id)  # the scheduled job, called directly
 
-        config = await bot.services.daily.configs.get(guild_id)
+        config = await configs_store.get(bot.services.daily.db, guild_id)
         assert config is not None and not config.enabled
         assert config.disabled_reason == "not_found"
         assert bot.services.scheduler.get_job(guild_job_id(guild_id)) is None
         assert (
-            await bot.services.daily.posts.for_day(guild_id, datetime.now(ZoneInfo(zone)).date())
+            await posts_store.for_day(
+                bot.services.daily.db, guild_id, datetime.now(ZoneInfo(zone)).date()
+            )
             is None
         )
 
@@ -272,7 +274,7 @@ async def test_forbidden_on_daily_now_is_explained(
         res = await fake.slash(fake.admin, "daily now")
         said = await res.wait_followup()
         assert "missing permissions" in said.text()
-        config = await bot.services.daily.configs.get(fake.guild.id)
+        config = await configs_store.get(bot.services.daily.db, fake.guild.id)
         assert config is not None and config.disabled_reason == "forbidden"
         assert config.admin_notified
 

@@ -6,7 +6,6 @@ discussion thread at the reveal, opened once across a restart, and its refusal."
 from __future__ import annotations
 
 import asyncio
-import random
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from sqlmodel import col, select
 
 from bot.common.text import clip
 from bot.common.times import utcnow
-from bot.daily import streaks_store
+from bot.daily import configs_store, streaks_store
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.types import BUTTONS, REACTIONS
 from bot.db.tables.daily import DailyPost
@@ -53,7 +52,7 @@ async def shuffled_post(
 ) -> tuple[FakeMessage, DailyPost]:
     """Today's post (the mixed-precision quiz: 4 choices) in a known, shuffled order."""
     jobs = await started(bot)
-    bot.services.daily.posts.rng = random.Random(SEED)
+    bot.services.daily.posts.rng.seed(SEED)
     zone, time = passed_today()
     await setup_daily(fake, zone, time, topic="mixed-precision", **setup)
     await jobs.run_post_job(fake.guild.id)
@@ -260,7 +259,7 @@ async def test_a_refused_thread_tells_the_admin_and_the_daily_question_goes_on(
         said = (await res.wait_followup()).text()
         assert "could not open the discussion thread" in said and "Create Public Threads" in said
         assert discussions(fake) == []
-        config = await bot.services.daily.configs.get(fake.guild.id)
+        config = await configs_store.get(bot.services.daily.db, fake.guild.id)
         assert config is not None and config.enabled and not config.discussion
         status = await fake.slash(fake.admin, "daily status")
         assert "could not open" not in status.text  # told once

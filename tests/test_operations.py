@@ -24,6 +24,7 @@ from sqlmodel import SQLModel
 
 from bot.cli import doctor
 from bot.cli.logs import setup_logging
+from bot.daily import configs_store
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.db.database import HEAD, Database, alembic_config
 from testkit.standin.server import FakeDiscord
@@ -182,7 +183,7 @@ async def test_backup_while_the_bot_writes_then_restore(
     async with start_bot(sync=False) as bot:
         jobs = await started(bot)
         assert await bot.services.db.integrity_check() == []
-        assert (await bot.services.daily.configs.get(fake.guild.id)) is not None
+        assert (await configs_store.get(bot.services.daily.db, fake.guild.id)) is not None
         assert sqlite_count(db_path, "SELECT COUNT(*) FROM daily_post") == 1
         # Reactions newer than the copy are read back from Discord at start.
         assert sqlite_count(db_path, "SELECT COUNT(*) FROM daily_answer") == written

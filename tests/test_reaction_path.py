@@ -61,7 +61,7 @@ async def test_an_exception_in_the_fast_path_is_logged_and_the_answer_still_coun
             failures += 1
             raise RuntimeError("injected failure in the fast path")
 
-        jobs.reactions.grade_and_queue = broken  # type: ignore[method-assign]
+        jobs.reactions.grade_and_queue = broken  # type: ignore[method-assign, assignment]
         await fake.react(message, bob, ANSWER_EMOJI[right])
         # The awaited path (`on_reaction`) graded it.
         await asyncio.wait_for(jobs.reactions.wait_seen(n + 1), WAIT)

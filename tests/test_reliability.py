@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.daily import configs_store
 from bot.daily.jobs import DailyJobs, guild_job_id
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
@@ -378,7 +379,7 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         limited = fake.rate_limit("PUT", rf"/channels/{other_channel.id}/messages/\d+/reactions/")
         await asyncio.gather(jobs.run_post_job(fake.guild.id), jobs.run_post_job(other.id))
 
-        config = await bot.services.daily.configs.get(fake.guild.id)
+        config = await configs_store.get(bot.services.daily.db, fake.guild.id)
         assert config is not None and not config.enabled and config.disabled_reason == "forbidden"
         assert bot.services.scheduler.get_job(guild_job_id(fake.guild.id)) is None
         assert daily_posts(fake) == []
@@ -408,7 +409,7 @@ async def test_forbidden_guild_is_disabled_and_told_other_guilds_keep_working(
         await now.wait_followup(lambda m: "✅" in m.text())
         [message] = daily_posts(fake)
         assert message.reactions == {}
-        config = await bot.services.daily.configs.get(fake.guild.id)
+        config = await configs_store.get(bot.services.daily.db, fake.guild.id)
         assert config is not None and not config.enabled
         assert config.disabled_reason == "reactions_forbidden"
         assert bot.services.scheduler.get_job(guild_job_id(fake.guild.id)) is None

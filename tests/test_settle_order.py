@@ -10,8 +10,9 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
+from bot.daily import posts_store
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.database import Database
@@ -61,14 +62,14 @@ async def two_days(service: DailyService, guild_id: int) -> tuple[int, int]:
     return ids[0], ids[1]
 
 
-async def outcome(db: Database, guild_id: int) -> dict[int, Any]:
+async def outcome(db: Database, guild_id: int) -> dict[Any, Any]:
     """Per member: streak stats, last settled day, and their cards (reviews, lapses)."""
     async with db.session() as session:
         stats = (
             await session.exec(select(MemberStats).where(MemberStats.guild_id == guild_id))
         ).all()
         cards = (
-            await session.exec(select(ReviewCard).where(ReviewCard.user_id.in_(PLAN)))  # type: ignore[attr-defined]
+            await session.exec(select(ReviewCard).where(col(ReviewCard.user_id).in_(PLAN)))
         ).all()
     return {
         s.user_id: (
@@ -79,7 +80,7 @@ async def outcome(db: Database, guild_id: int) -> dict[int, Any]:
             s.last_settled_day,
         )
         for s in stats
-    } | {("cards", c.user_id, c.question_id): (c.reviews, c.lapses) for c in cards}  # type: ignore[dict-item]
+    } | {("cards", c.user_id, c.question_id): (c.reviews, c.lapses) for c in cards}
 
 
 def shown(summary: RevealSummary) -> tuple[Any, ...]:
@@ -147,7 +148,7 @@ async def test_a_later_day_never_overtakes_an_earlier_open_one(
         # Only the later day is asked for: the earlier one is settled first.
         later = await service.settling.settle(d2, NOW)
         await service.settling.graded()
-        earlier = await service.posts.get(d1)
+        earlier = await posts_store.get(service.db, d1)
         assert earlier is not None and earlier.settled and earlier.summary is not None
         assert RevealSummary.from_json(earlier.summary).day == D1
         assert later.day == D2

@@ -6,7 +6,7 @@
 * `answers`: grading reactions (live, and read back after downtime).
 * `open_posts`: this process's cache of open posts (a reaction elsewhere costs no query).
 * `settling`: closing a day (streaks, review cards, the reveal's summary, the reveal owed).
-* `stats`: participation and accuracy (`/daily stats`).
+* `analytics`: the class analytics up to the server's own today (`/daily stats`).
 * `service`: `DailyService`, the parts built once over the shared state.
 * `reactions`: the live path of answer reactions and reading them back.
 * `jobs`: `DailyJobs`, the scheduler driver (when to post, reveal, catch up, recover).
@@ -15,5 +15,6 @@
 
 One post: `posts.claim` -> the publisher posts -> `posts.set_message` (answer reactions
 owed) -> reactions are graded -> at reveal time `settling.settle` (reveal owed) -> the
-outbox sends. SQL lives in `bot.storage.daily`, the rules in `bot.core.daily`.
+outbox sends. SQL lives in the `*_store` modules (callers that need only a query call
+them directly), the pure rules in the `*_rules` modules.
 """

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from bot.common.errors import PublishRefused, StopReason
 from bot.common.i18n import DEFAULT_LOCALE
+from bot.daily import configs_store, posts_store
 from bot.daily.publisher import DailyPublisher
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
@@ -39,7 +40,7 @@ class Announcements:
         self.stop_schedule = stop_schedule  # a guild's schedule, once Discord refused for good
 
     async def _owed_post(self, item: Outbox) -> DailyPost:
-        post = None if item.post_id is None else await self.daily.posts.get(item.post_id)
+        post = None if item.post_id is None else await posts_store.get(self.daily.db, item.post_id)
         if post is None or post.message_id is None:
             # Deleted with its guild's data: nothing to say.
             raise PublishRefused(StopReason.NOT_FOUND)
@@ -107,5 +108,5 @@ class Announcements:
     # on a message with 160004, which `open_discussion` counts as opened).
 
     async def _locale(self, guild_id: int) -> str:
-        config = await self.daily.configs.get(guild_id)
+        config = await configs_store.get(self.daily.db, guild_id)
         return config.locale if config is not None else DEFAULT_LOCALE

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from bot.daily import configs_store, posts_store
 from bot.daily.answers_store import AnswerWriter, Pending
-from bot.daily.open_posts import OpenPosts
+from bot.daily.open_posts import OpenPosts, open_post
 from bot.daily.questions import instance_grading
 from bot.daily.types import BUTTONS, AnswerStatus, DailyAnswerOutcome, OpenPost, written_choice
 from bot.db.database import Database
@@ -58,10 +58,6 @@ class DailyAnswers:
             return None
         post = await posts_store.open_by_message(self.db, message_id)
         return None if post is None else self.open_posts.add(post)
-
-    def open_post_in_memory(self, message_id: int) -> OpenPost | None:
-        """The open post of a message if this process knows it (no query)."""
-        return self.open_posts.get(message_id)
 
     def grading(self, post: OpenPost | DailyPost) -> tuple[int, int] | None:
         """(correct index as written, number of choices) of a post's question; None if a
@@ -109,23 +105,24 @@ class DailyAnswers:
         correct = choice == answer
         return correct, self.writer.submit(Pending(post.post_id, user_id, choice, correct, now))
 
-    async def button_post(self, message_id: int, channel_id: int, post_id: int) -> OpenPost | None:
-        """The open buttons post a press came from; None when it is closed (or forged).
-        Looked up by message whatever the daily channel is now (a post stays answerable
-        in the channel it was made in, also after `/daily setup` moved the next ones)."""
-        post = await self.post_by_message(message_id)
-        if (
-            post is None
-            or post.post_id != post_id
-            or post.channel_id != channel_id
-            or post.answer_mode != BUTTONS
-        ):
+    async def button_post(self, post_id: int, channel_id: int, message_id: int) -> OpenPost | None:
+        """The open buttons post a press names (its button's custom id carries the post id);
+        None when it is closed (or forged). Found by the post id from the moment its message
+        exists, before the message id is stored; in the channel it was made in, also after
+        `/daily setup` moved the next posts."""
+        post = self.open_posts.get(message_id)
+        if post is None or post.post_id != post_id:
+            row = await posts_store.get(self.db, post_id)
+            if row is None or row.settled or row.message_id not in (None, message_id):
+                return None
+            post = (
+                self.open_posts.add(row)
+                if row.message_id is not None
+                else open_post(row, message_id)
+            )
+        if post.channel_id != channel_id or post.answer_mode != BUTTONS:
             return None
         return post
-
-    async def first_answer(self, post_id: int, user_id: int) -> int | None:
-        """A member's answer that counts (the choice as written), None if none."""
-        return await posts_store.answer_of(self.db, post_id, user_id)
 
     async def recover(
         self,
@@ -160,8 +157,3 @@ class DailyAnswers:
             )
         )
         return sum(results)
-
-    async def note_unclear(self, post_id: int, users: Sequence[int]) -> None:
-        """Remember members whose offline reactions named several letters (not counted)."""
-        if users:
-            await posts_store.note_unclear(self.db, post_id, users)

@@ -99,9 +99,6 @@ class DailyConfigs:
         self.open_posts.channels.add(channel_id)
         return config
 
-    async def get(self, guild_id: int) -> GuildDailyConfig | None:
-        return await configs_store.get(self.db, guild_id)
-
     async def status(self, guild_id: int) -> DailyStatus | None:
         config = await configs_store.get(self.db, guild_id)
         if config is None:
@@ -117,9 +114,3 @@ class DailyConfigs:
     async def refuse_discussion(self, guild_id: int) -> None:
         """Discord refused a discussion thread (403): discussion off, the admin told."""
         await configs_store.refuse_discussion(self.db, guild_id, self.clock())
-
-    async def mark_admin_notified(self, guild_id: int) -> None:
-        await configs_store.mark_admin_notified(self.db, guild_id)
-
-    async def enabled(self) -> list[GuildDailyConfig]:
-        return await configs_store.enabled(self.db)

@@ -2,7 +2,7 @@
 
 Discord-free: everything that talks to Discord goes through a `DailyPublisher` (the
 daily cog implements it with discord.py). The database decides who posts
-(`DailyService.claim_post`: UNIQUE(guild_id, day)), so two bot processes on one
+(`DailyPosts.claim`: UNIQUE(guild_id, day)), so two bot processes on one
 database, or a restart in the middle of a post, never post twice for a guild and day.
 
 Jobs (all in the scheduler's in-memory store, re-created at every start):
@@ -40,6 +40,7 @@ from bot.common.schedule import (
     should_catch_up,
 )
 from bot.common.times import utcnow
+from bot.daily import configs_store, posts_store
 from bot.daily.announcements import Announcements
 from bot.daily.configs import schedule_for
 from bot.daily.publisher import DailyPublisher
@@ -104,13 +105,15 @@ class DailyJobs:
         own_user_id: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.daily = daily
+        self.db = daily.db
         # What is owed to channels (answer reactions, reveals) until Discord has it.
         self.outbox = outbox or OutboxService(daily.db, clock=clock)
         self.announcements = Announcements(daily, publisher, self.unschedule_guild)
-        self.outbox.senders[Owed.REACTIONS] = self.announcements.send_reactions
-        self.outbox.senders[Owed.REVEAL] = self.announcements.send_reveal
-        self.outbox.senders[Owed.DISCUSSION] = self.announcements.send_discussion
-        self.outbox.finders[Owed.REVEAL] = self.announcements.find_reveal
+        self.outbox.register(Owed.REACTIONS, self.announcements.send_reactions)
+        self.outbox.register(
+            Owed.REVEAL, self.announcements.send_reveal, self.announcements.find_reveal
+        )
+        self.outbox.register(Owed.DISCUSSION, self.announcements.send_discussion)
         # With several bot processes (shards split across hosts) each one schedules only
         # the guilds of its own shards; the UNIQUE(guild_id, day) claim stays the backstop.
         self.owns_guild = owns_guild
@@ -184,7 +187,9 @@ class DailyJobs:
                     coalesce=True,
                     max_instances=1,
                 )
-            configs = [c for c in await self.daily.configs.enabled() if self.owns_guild(c.guild_id)]
+            configs = [
+                c for c in await configs_store.enabled(self.db) if self.owns_guild(c.guild_id)
+            ]
             # Cheap and first: the day's posts must not wait for the slow REST reads below.
             for index, config in enumerate(configs, start=1):
                 self.schedule_guild(config)
@@ -197,13 +202,13 @@ class DailyJobs:
                 await self.daily.settling.finish_grading()
             except Exception as exc:
                 log_failure(log, "finishing the review cards of a settled day", exc)
-            for post in await self.daily.posts.due_reveals(now):
+            for post in await posts_store.due_reveals(self.db, now):
                 if self.owns_guild(post.guild_id):
                     await self._reveal_logged(post.id, post.guild_id)
-            for post in await self.daily.posts.open():
+            for post in await posts_store.open_posts(self.db):
                 if self.owns_guild(post.guild_id):
                     self.schedule_reveal(post)
-            last_days = await self.daily.posts.last_post_days()
+            last_days = await posts_store.last_post_days(self.db)
             await asyncio.gather(
                 *(self._catch_up(config, last_days.get(config.guild_id), now) for config in configs)
             )
@@ -225,7 +230,7 @@ class DailyJobs:
     async def run_post_job(self, guild_id: int) -> None:
         """The cron job of one guild: reveal the previous question, post today's."""
         try:
-            config = await self.daily.configs.get(guild_id)
+            config = await configs_store.get(self.db, guild_id)
             if config is None or not config.enabled:
                 self.unschedule_guild(guild_id)
                 return
@@ -240,14 +245,14 @@ class DailyJobs:
         answer before today's question.
         """
         async with self._lock(guild_id):
-            config = await self.daily.configs.get(guild_id)
+            config = await configs_store.get(self.db, guild_id)
             if config is None:
                 return PostResult(None, False)
             now = self.clock()
             schedule = schedule_for(config)
             today = local_day(now, schedule.tz)
             await self._reveal_before(guild_id, today, now)
-            existing = await self.daily.posts.for_day(guild_id, today)
+            existing = await posts_store.for_day(self.db, guild_id, today)
             if existing is not None:
                 return PostResult(existing, False)
             if scheduled and now >= reveal_at(today, schedule):
@@ -281,7 +286,7 @@ class DailyJobs:
             instance=plan.instance,
         )
         if post is None:  # another process (or a restarted one) has the day
-            return PostResult(await self.daily.posts.for_day(guild_id, day), False)
+            return PostResult(await posts_store.for_day(self.db, guild_id, day), False)
         assert post.id is not None
         post_id = post.id
         async with self._post_slots:
@@ -291,7 +296,7 @@ class DailyJobs:
                 )
             except PublishRefused as refused:
                 await retry_transient(
-                    lambda: self.daily.posts.release_claim(post_id), "releasing a daily claim"
+                    lambda: posts_store.release_claim(self.db, post_id), "releasing a daily claim"
                 )
                 await self.daily.configs.disable(guild_id, reason=refused.reason)
                 self.unschedule_guild(guild_id)
@@ -308,7 +313,7 @@ class DailyJobs:
                 # Nothing was posted (as far as we know): free the day for a retry. A
                 # cancellation (shutdown) keeps the claim: the message may be out already.
                 await retry_transient(
-                    lambda: self.daily.posts.release_claim(post_id), "releasing a daily claim"
+                    lambda: posts_store.release_claim(self.db, post_id), "releasing a daily claim"
                 )
                 raise
             # The message is in the channel: its id must be recorded, however busy the
@@ -339,13 +344,13 @@ class DailyJobs:
             return None
 
     async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
-        for post in await self.daily.posts.unsettled_before(guild_id, today, now):
+        for post in await posts_store.unsettled_before(self.db, guild_id, today, now):
             await self._reveal_logged(post.id, guild_id)
 
     async def reveal_open(self, guild_id: int) -> RevealSummary | None:
         """`/daily reveal`: close the guild's open question now (the latest, if several)."""
         summary = None
-        for post in await self.daily.posts.unsettled(guild_id):
+        for post in await posts_store.unsettled(self.db, guild_id):
             assert post.id is not None
             summary = await self.reveal(post.id)
         return summary
@@ -356,7 +361,7 @@ class DailyJobs:
             return None
         self._revealing.add(post_id)
         try:
-            post = await self.daily.posts.get(post_id)
+            post = await posts_store.get(self.db, post_id)
             if post is None or post.settled:
                 return None
             if not self.started.is_set() and post.message_id is not None:

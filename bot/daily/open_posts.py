@@ -11,15 +11,18 @@ from bot.db.tables.daily import DailyPost
 MAX_CLOSED_REMEMBERED = 4096
 
 
-def open_post(post: DailyPost) -> OpenPost:
-    assert post.id is not None and post.message_id is not None
+def open_post(post: DailyPost, message_id: int | None = None) -> OpenPost:
+    """The post as the answer paths know it; `message_id`: its message when the id is not
+    stored yet (a press on the message in the moment between the send and the record)."""
+    message_id = post.message_id if post.message_id is not None else message_id
+    assert post.id is not None and message_id is not None
     return OpenPost(
         post.id,
         post.guild_id,
         post.day,
         post.question_id,
         post.channel_id,
-        post.message_id,
+        message_id,
         post.reveal_at,
         post.answer_mode,
         tuple(post.choice_order) if post.choice_order is not None else None,

@@ -53,14 +53,16 @@ class DailyPosts:
         clock: Callable[[], datetime],
         open_posts: OpenPosts,
         pool: InstancePool | None = None,
+        before_choice: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self.db = db
         self.bank = bank
         self.clock = clock
         self.open_posts = open_posts
         self.pool = pool  # ready generated instances; None: written questions only
+        # Awaited before a server's choice (the class recall its last settled day updates).
+        self.before_choice = before_choice
         self.rng = random.Random()  # the shuffle of each post's choices (tests seed it)
-        self.before_choice: Callable[[int], Awaitable[None]] | None = None
 
     async def plan(
         self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT
@@ -83,12 +85,6 @@ class DailyPosts:
         if question is None:
             question = self.bank.question(choice.question_id)
         return Plan(choice, question, display_order(question, self.rng))
-
-    async def pick_question(
-        self, guild_id: int, day: date, topic: str | None, repeat_after: int = REPEAT_AFTER_DEFAULT
-    ) -> str:
-        """The day's question id (see `choose`)."""
-        return (await self.choose(guild_id, day, topic, repeat_after)).question_id
 
     async def choose(
         self,
@@ -149,10 +145,6 @@ class DailyPosts:
         (None when that has left the bank)."""
         return post_question(self.bank, post.question_id, post.instance)
 
-    async def release_claim(self, post_id: int) -> None:
-        """Give a claim back when posting failed before any message existed (retry later)."""
-        await posts_store.release_claim(self.db, post_id)
-
     async def set_message(
         self, post_id: int, message_id: int, posted_at: datetime | None = None
     ) -> DailyPost:
@@ -162,29 +154,3 @@ class DailyPosts:
         if not post.settled:
             self.open_posts.add(post)
         return post
-
-    async def get(self, post_id: int) -> DailyPost | None:
-        return await posts_store.get(self.db, post_id)
-
-    async def open(self) -> list[DailyPost]:
-        """Posted and not yet settled."""
-        return await posts_store.open_posts(self.db)
-
-    async def due_reveals(self, now: datetime) -> list[DailyPost]:
-        """Unsettled posts whose reveal time has come (claimed-but-unposted ones too)."""
-        return await posts_store.due_reveals(self.db, now)
-
-    async def for_day(self, guild_id: int, day: date) -> DailyPost | None:
-        return await posts_store.for_day(self.db, guild_id, day)
-
-    async def unsettled(self, guild_id: int) -> list[DailyPost]:
-        """The guild's posts not yet settled, oldest first (`/daily reveal`)."""
-        return await posts_store.unsettled(self.db, guild_id)
-
-    async def unsettled_before(self, guild_id: int, today: date, now: datetime) -> list[DailyPost]:
-        """Earlier days' open posts and any whose reveal time has come (before a new post)."""
-        return await posts_store.unsettled_before(self.db, guild_id, today, now)
-
-    async def last_post_days(self) -> dict[int, date]:
-        """Each guild's latest post day, in one query (10,000 guilds at start-up)."""
-        return await posts_store.last_post_days(self.db)

@@ -169,6 +169,8 @@ async def last_post_days(db: Database) -> dict[int, date]:
 
 async def note_unclear(db: Database, post_id: int, users: Sequence[int]) -> None:
     """Remember members whose offline reactions named several letters (not counted)."""
+    if not users:
+        return
     async with db.session() as session:
         post = await session.get(DailyPost, post_id)
         if post is None or post.settled:

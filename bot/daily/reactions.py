@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 
 from bot.common.awaitable import AwaitableCount
+from bot.daily import posts_store
 from bot.daily.publisher import DailyPublisher
 from bot.daily.reaction_rules import EMOJI_CHOICE, one_answer_each, several_answers
 from bot.daily.service import DailyService
@@ -57,7 +58,9 @@ class ReactionHandler:
                     )
                     return 0
 
-        posts = [p for p in await self.daily.posts.open() if self.owns_guild(p.guild_id)]
+        posts = [
+            p for p in await posts_store.open_posts(self.daily.db) if self.owns_guild(p.guild_id)
+        ]
         try:
             return sum(await asyncio.gather(*(one(p) for p in posts)))
         finally:
@@ -74,7 +77,7 @@ class ReactionHandler:
         reactions = [(u, c) for u, c in reactions if u != own]
         counted = await self.daily.answers.recover(post, one_answer_each(reactions))
         assert post.id is not None
-        await self.daily.answers.note_unclear(post.id, several_answers(reactions))
+        await posts_store.note_unclear(self.daily.db, post.id, several_answers(reactions))
         return counted
 
     async def on_reaction(
@@ -105,7 +108,7 @@ class ReactionHandler:
         the post is not in memory, so the caller takes the awaited path (`on_reaction`).
         The answer is counted as seen once its commit is done, like `on_reaction`.
         """
-        post = self.daily.answers.open_post_in_memory(message_id)
+        post = self.daily.open_posts.get(message_id)
         if post is None:
             return False
         if user_id == self.own_user_id() or post.answer_mode == BUTTONS:

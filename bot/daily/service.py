@@ -2,8 +2,9 @@
 
 `daily = DailyService(db, bank); await daily.start(); ...; await daily.close()`, then
 `daily.configs` (`/daily setup|off|status`), `daily.posts` (the post lifecycle),
-`daily.answers` (grading), `daily.settling` (closing a day) and `daily.stats`. With
-`pool` (the generated questions' instance pool) a day may ask a template's instance.
+`daily.answers` (grading) and `daily.settling` (closing a day); the queries that need no
+more than the database are the store modules' (`bot.daily.posts_store`, ...). With `pool`
+(the generated questions' instance pool) a day may ask a template's instance.
 """
 
 from __future__ import annotations
@@ -37,12 +38,13 @@ class DailyService:
         self.writer = answer_writer(db)
         self.open_posts = OpenPosts()
         self.configs = DailyConfigs(db, bank, clock, self.open_posts)
-        self.posts = DailyPosts(db, bank, clock, self.open_posts, pool)
         self.answers = DailyAnswers(db, bank, clock, self.open_posts, self.writer)
         self.settling = DailySettling(db, clock, self.open_posts, self.writer, self.answers)
         # A day's choice reads the class recall its last settled day updates (in the
         # background): the choice waits for the server's pending review cards.
-        self.posts.before_choice = self.settling.graded
+        self.posts = DailyPosts(
+            db, bank, clock, self.open_posts, pool, before_choice=self.settling.graded
+        )
 
     async def start(self) -> None:
         await self.writer.start()

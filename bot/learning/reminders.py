@@ -31,8 +31,7 @@ from bot.learning.reminder_rules import (
     too_late,
 )
 from bot.learning.review import Reviews
-from bot.outbox.rules import Owed
-from bot.outbox.service import OutboxService, Sender
+from bot.outbox.service import OutboxService
 
 log = logging.getLogger("quiztutor.reminders")
 
@@ -48,11 +47,8 @@ class Reminders:
         self.reviews = reviews
         self.clock = clock
         # Reminders are owed and sent by their own outbox service (only the reminder kind);
-        # the Discord adapter sets the sender (`set_sender`).
+        # the Discord adapter registers the sender (`outbox.register`).
         self.outbox = OutboxService(db, clock=lambda: self.clock())
-
-    def set_sender(self, sender: Sender) -> None:
-        self.outbox.senders[Owed.REMINDER] = sender
 
     async def turn_on(
         self,

@@ -59,7 +59,8 @@ class Delivery:
 
 
 class OutboxService:
-    """Claims, sends and records owed messages. `senders` map a kind to the Discord call."""
+    """Claims, sends and records owed messages. Each feature registers its kinds' senders
+    (`register`): the Discord call, and the finder where a resend needs one."""
 
     def __init__(
         self,
@@ -74,6 +75,13 @@ class OutboxService:
         self.senders: dict[str, Sender] = {}
         # Per kind: where to look for a copy before resending after an unknown outcome.
         self.finders: dict[str, Finder] = {}
+
+    def register(self, kind: str, send: Sender, find: Finder | None = None) -> None:
+        """Send the owed items of `kind` with `send`; `find`: where to look for a copy
+        Discord may already have before sending again after an unknown outcome."""
+        self.senders[kind] = send
+        if find is not None:
+            self.finders[kind] = find
 
     async def pending(self, guild_id: int) -> list[Outbox]:
         """Owed (of the kinds this service sends) and not yet delivered (nor refused for

@@ -1,5 +1,8 @@
 """The A-D buttons of a daily post in buttons mode, and what a press does.
 
+A button's custom id names its post (`dq:<post id>:<letter>`): a press is graded by the
+post id from the moment the message exists, before its message id is recorded.
+
 A press is graded like a reaction (`DailyAnswers.record_nowait`: the same writer, the
 same first-answer-counts rule) and acknowledged only to the member ("your answer: B");
 nobody sees how others answered before the reveal. The answer is committed before the
@@ -17,6 +20,7 @@ import discord
 
 from bot.common.errors import UserError
 from bot.common.i18n import t
+from bot.daily import posts_store
 from bot.daily.types import DailyAnswerOutcome, shown_position
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
@@ -74,11 +78,12 @@ def answer_view(post_id: int, n_choices: int, *, closed: bool = False) -> discor
 
 async def answer_pressed(interaction: discord.Interaction, post_id: int, position: int) -> None:
     locale = interaction_locale(interaction)
-    answers = services_of(interaction).daily.answers
+    daily = services_of(interaction).daily
+    answers = daily.answers
     message = interaction.message
     post = None
     if message is not None and interaction.channel_id is not None:
-        post = await answers.button_post(message.id, interaction.channel_id, post_id)
+        post = await answers.button_post(post_id, interaction.channel_id, message.id)
     if post is None:
         raise UserError("daily.answers_closed")
     queued = answers.record_nowait(post, interaction.user.id, position)
@@ -90,6 +95,6 @@ async def answer_pressed(interaction: discord.Interaction, post_id: int, positio
     if first:
         await send_ephemeral(interaction, t("daily.your_answer", locale, letter=LETTERS[position]))
         return
-    counted = await answers.first_answer(post.post_id, interaction.user.id)
+    counted = await posts_store.answer_of(daily.db, post.post_id, interaction.user.id)
     shown = shown_position(post.order, counted) if counted is not None else position
     await send_ephemeral(interaction, t("daily.already_answered", locale, letter=LETTERS[shown]))

@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.common.i18n import t
-from bot.daily import analytics_store
+from bot.daily import analytics_store, configs_store
 from bot.daily.analytics import class_report
 from bot.daily.jobs import DailyJobs
 from bot.daily.types import BUTTONS, REACTIONS
@@ -70,12 +70,12 @@ class DailyCommands(commands.Cog):
         guild_id = interaction.guild_id
         locale = interaction_locale(interaction)
         daily = services_of(interaction).daily
-        config = await daily.configs.get(guild_id)
+        config = await configs_store.get(daily.db, guild_id)
         notice = None
         # Posting stopped, or (the daily question still on) its discussion thread refused.
         if config is not None and config.disabled_reason and not config.admin_notified:
             notice = disabled_notice(config, locale)
-            await daily.configs.mark_admin_notified(guild_id)
+            await configs_store.mark_admin_notified(daily.db, guild_id)
         return guild_id, locale, notice
 
     @staticmethod
@@ -212,7 +212,7 @@ class DailyCommands(commands.Cog):
     async def now(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
         daily = services_of(interaction).daily
-        config = await daily.configs.get(guild_id)
+        config = await configs_store.get(daily.db, guild_id)
         if config is None:
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
@@ -225,9 +225,9 @@ class DailyCommands(commands.Cog):
         result = await self._jobs().post_today(guild_id)
         post = result.post
         if result.refused is not None:
-            config = await daily.configs.get(guild_id)
+            config = await configs_store.get(daily.db, guild_id)
             assert config is not None
-            await daily.configs.mark_admin_notified(guild_id)
+            await configs_store.mark_admin_notified(daily.db, guild_id)
             await self._reply(interaction, notice, disabled_notice(config, locale))
         elif post is None:
             await self._reply(interaction, notice, t("daily.not_posted", locale))

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from bot.common.i18n import t
 from bot.common.text import clip
+from bot.daily import posts_store
 from bot.daily.jobs import DailyJobs
 from bot.db.tables.outbox import Outbox
 from bot.outbox.rules import Owed
@@ -24,7 +25,7 @@ async def owed_text(jobs: DailyJobs, guild_id: int, locale: str, now: datetime) 
     """One line per owed item: being sent, cut off, or failed with its next try."""
     lines = []
     for item in await jobs.outbox.pending(guild_id):
-        post = None if item.post_id is None else await jobs.daily.posts.get(item.post_id)
+        post = None if item.post_id is None else await posts_store.get(jobs.db, item.post_id)
         if post is None:
             continue
         params = {
@@ -57,7 +58,7 @@ async def retry_reveals_text(jobs: DailyJobs, guild_id: int, locale: str) -> str
     now = jobs.clock()
     lines = []
     for delivery, item in outcomes:
-        post = None if item.post_id is None else await jobs.daily.posts.get(item.post_id)
+        post = None if item.post_id is None else await posts_store.get(jobs.db, item.post_id)
         if post is None:
             continue
         day = post.day.isoformat()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands
 
+from bot.outbox.rules import Owed
 from cogs.quiz.buttons import AnswerButton, NextButton
 from cogs.quiz.commands import QuizCog
 from cogs.quiz.reminders import ReminderSender, ReviewNowButton
@@ -22,6 +23,6 @@ async def setup(bot: commands.Bot) -> None:
     client = cast("QuizTutorBot", bot)
     if client.has_services:
         # The outbox sends owed reminders through this process's client.
-        client.services.reminders.set_sender(ReminderSender(client))
+        client.services.reminders.outbox.register(Owed.REMINDER, ReminderSender(client))
     add_modals(bot, SuggestModal)
     await bot.add_cog(QuizCog(bot))

@@ -15,6 +15,7 @@ import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.common.errors import PublishRefused, StopReason
+from bot.daily import posts_store
 from bot.daily.jobs import DailyJobs
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
@@ -193,6 +194,6 @@ async def configure(daily: DailyService, guild_id: int = G1, **kw: Any) -> Guild
 
 
 async def post_of(daily: DailyService, guild_id: int, day: date) -> DailyPost:
-    post = await daily.posts.for_day(guild_id, day)
+    post = await posts_store.for_day(daily.db, guild_id, day)
     assert post is not None and post.id is not None and post.message_id is not None
     return post
