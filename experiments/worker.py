@@ -213,3 +213,17 @@ def wait_reply(
     if sentinel in ready:
         return ("died",)
     return None
+
+
+def stop_worker(process: Any, conn: Connection, graceful: bool = True) -> None:
+    """The parent's side (blocking): ask to stop, then kill; always reap the process and
+    close the pipe."""
+    if graceful and process.is_alive():
+        with contextlib.suppress(OSError, ValueError):
+            conn.send(("stop",))
+        process.join(5)
+    if process.is_alive():
+        process.kill()
+    process.join(5)
+    with contextlib.suppress(OSError):
+        conn.close()

@@ -41,9 +41,9 @@ from bot.services.demo_errors import (
 )
 from experiments.generators.instance import Instance
 from experiments.generators.registry import check_seed, get_template
-from experiments.gpu import GpuRetry, env_faults, parse_faults
+from experiments.gpu import GpuRetry, env_faults
 from experiments.result import DemoResult
-from experiments.worker import wait_reply, worker_main
+from experiments.worker import stop_worker, wait_reply, worker_main
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +109,7 @@ class DemoRunner:
         # A GPU that failed its warm-up is tried again (in a fresh worker) at most once
         # per gpu_retry_s; meanwhile demos run on the CPU (auto) or are refused (cuda).
         self.gpu = GpuRetry(gpu_retry_s, log)
-        # The test seam (experiments.cuda.inject): failures injected in the worker.
-        self.fault = env_faults() if fault is None else fault
-        parse_faults(self.fault)
+        self.fault = env_faults() if fault is None else fault  # experiments.cuda.inject
         self._ctx: Any = multiprocessing.get_context(start_method)  # spawn/forkserver
         if start_method == "forkserver":
             # The forkserver (a fresh interpreter, not a copy of the bot) imports torch
@@ -170,7 +168,6 @@ class DemoRunner:
         await self._acquire(on_queue_position)
         try:
             self._notify(on_queue_position, 0)
-            await self._retry_gpu_if_due()
             limit = self.timeout if time_limit is None else time_limit
             payload = await self._execute("run", name, clean, limit, f"demo {name!r}")
             return DemoResult.from_payload(payload)
@@ -301,37 +298,15 @@ class DemoRunner:
             raise DemoCrashed(f"demo worker failed to start: {reply[1]}")
         raise DemoCrashed(f"demo worker died during start (exit code {process.exitcode})")
 
-    async def _retry_gpu_if_due(self) -> None:
-        """A worker that runs without its GPU is replaced by a fresh one (which tries the
-        GPU at start) once gpu_retry_s has passed; called holding the demo slot."""
-        async with self._start_lock:
-            worker = self._worker
-            if worker is None or self._closed or not self.gpu.due(worker.info):
-                return
-            self._worker = None
-            self.gpu.retries += 1
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(self._executor, self._stop_worker, worker)
-            self._worker = await loop.run_in_executor(self._executor, self._spawn_blocking)
-
     def _stop_worker(self, worker: _Worker, graceful: bool = True) -> None:
-        """Blocking: ask to stop, then kill; always reap the process and close the pipe."""
-        if graceful and worker.process.is_alive():
-            with contextlib.suppress(OSError, ValueError):
-                worker.conn.send(("stop",))
-            worker.process.join(5)
-        if worker.process.is_alive():
-            worker.process.kill()
-        worker.process.join(5)
-        with contextlib.suppress(OSError):
-            worker.conn.close()
+        stop_worker(worker.process, worker.conn, graceful)
 
-    async def _ensure_worker(self) -> None:
+    async def _ensure_worker(self, retry_gpu: bool = False) -> None:
         # The warm-up at bot start and an early /demo must not both spawn a worker.
         async with self._start_lock:
-            await self._ensure_worker_unlocked()
+            await self._ensure_worker_unlocked(retry_gpu)
 
-    async def _ensure_worker_unlocked(self) -> None:
+    async def _ensure_worker_unlocked(self, retry_gpu: bool = False) -> None:
         if self._closed:  # closed while this waited for a start elsewhere (the warm-up)
             raise DemoRunnerClosed("runner closed while a request waited for the worker")
         if self._restart_task is not None:
@@ -340,7 +315,11 @@ class DemoRunner:
                 await asyncio.shield(task)  # a cancelled job must not cancel the restart
             if self._restart_task is task:
                 self._restart_task = None
-        if self._worker is None or not self._worker.process.is_alive():
+        worker = self._worker
+        stale = worker is None or not worker.process.is_alive()
+        if worker is not None and not stale and retry_gpu and self.gpu.due(worker.info):
+            stale, self.gpu.retries = True, self.gpu.retries + 1  # a fresh worker tries it
+        if stale:
             old, self._worker = self._worker, None
             loop = asyncio.get_running_loop()
             if old is not None:
@@ -369,8 +348,9 @@ class DemoRunner:
 
     # ---------------------------------------------------------------- execution
     async def _execute(self, kind: str, name: str, arg: Any, limit: float, what: str) -> Any:
-        """One request to the worker (``run``, ``generate_batch``): its payload."""
-        await self._ensure_worker()
+        """One request to the worker (``run``, ``generate_batch``): its payload. Before a
+        demo, a worker running without its GPU is replaced once `gpu_retry_s` has passed."""
+        await self._ensure_worker(retry_gpu=kind == "run")
         worker = self._worker
         assert worker is not None
         self._job_id += 1
