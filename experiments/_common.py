@@ -23,13 +23,23 @@ SEED = 0
 
 
 def resolve_device(device: str = "auto") -> torch.device:
-    """'auto' → cuda if available else cpu; asking for absent CUDA is an error."""
+    """'auto' → cuda if available else cpu; 'cuda' or 'cuda:N' needs that GPU to exist."""
+    from experiments.gpu import GpuUnavailable, is_cuda, is_device
+
+    if not is_device(device):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("--device cuda requested but CUDA is not available on this machine")
-    if device != "cpu" and not device.startswith("cuda"):
-        raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
+    if is_cuda(device):
+        if not torch.cuda.is_available():
+            raise GpuUnavailable(f"--device {device} requested but CUDA is not available here")
+        dev = torch.device(device)
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise GpuUnavailable(
+                f"--device {device} requested but this host has "
+                f"{torch.cuda.device_count()} GPU(s) (cuda:0 ...)"
+            )
+        return dev
     return torch.device(device)
 
 
@@ -256,7 +266,8 @@ def elapsed_ms(dev: torch.device, fn: Callable[[], object]) -> float:
 
 def _warm_cuda(dev: torch.device) -> None:
     """First use of a GPU costs far more than any demo: the CUDA context, the cuBLAS and
-    cuBLASLt handles and their heuristics per dtype, autocast's casts, the caching
+    cuBLASLt handles and their heuristics per dtype, cuDNN's handle and a conv under
+    autocast, autocast's casts, the caching
     allocator's first blocks. Paid here, once per worker, not in a member's demo."""
     torch.cuda.init()
     a = torch.ones(256, 256, device=dev)
@@ -266,6 +277,12 @@ def _warm_cuda(dev: torch.device) -> None:
     for dt in (torch.bfloat16, torch.float16):
         with torch.autocast("cuda", dtype=dt):
             (a @ a).softmax(-1).sum().item()
+    # cuDNN: its handle, its conv algorithm search, per autocast dtype.
+    img = torch.ones(1, 3, 16, 16, device=dev)
+    kernel = torch.ones(4, 3, 3, 3, device=dev)
+    for dt in (torch.bfloat16, torch.float16):
+        with torch.autocast("cuda", dtype=dt):
+            torch.nn.functional.conv2d(img, kernel).sum().item()
     elapsed_ms(dev, lambda: a @ a)  # the timing events themselves
     torch.cuda.synchronize(dev)
 

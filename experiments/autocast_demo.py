@@ -1,9 +1,12 @@
-"""What autocast does to each op on THIS device, and which AMP calls are deprecated here.
+"""What autocast does to each op on the CPU and on THIS device, side by side, and which AMP
+calls are deprecated here.
 
 Ops autocast may run in 16-bit (matmul, linear, conv2d) get fp32 inputs: a 16-bit output
 means autocast lowered them. Ops autocast may keep in fp32 (softmax, sum, ...) get 16-bit
 inputs of the autocast dtype: an fp32 output means autocast cast them up, a 16-bit one
-that it left them alone. The lists differ by device (CPU vs CUDA), so nothing is assumed.
+that it left them alone. The lists differ by device (CPU vs CUDA), so nothing is assumed:
+the CPU column is always observed (tiny tensors: milliseconds), so a question about CPU
+autocast agrees with the demo on a GPU host too, next to the GPU's own column.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import torch.nn.functional as F
 from matplotlib.patches import Patch
 
 from experiments._common import SEED, fig_to_png, figure, generator, timed_run
+from experiments.cuda import kind_of
 
 LOW_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 #: Ops fed fp32 inputs (does autocast lower them?).
@@ -69,6 +73,8 @@ def observe(dev: torch.device) -> dict[str, Any]:
                     out = op()
                 table[label][name] = str(out.dtype).removeprefix("torch.")
             except (RuntimeError, AssertionError) as exc:  # unsupported on this device
+                if kind_of(exc) is not None:
+                    raise  # the GPU failed (out of memory, ...): not "unsupported"
                 table[label][name] = f"error: {str(exc).splitlines()[0][:60]}"
     return table
 
@@ -120,6 +126,9 @@ SNIPPET_FUNCS = (observe,)
 
 def compute(dev: torch.device) -> dict[str, Any]:
     observed = observe(dev)
+    # Columns: the CPU first, then the worker's device when it is another one.
+    by_device = {"cpu": observe(torch.device("cpu")) if dev.type != "cpu" else observed}
+    by_device[dev.type] = observed
     cast_up = {
         k: [op for op in UPCAST_CANDIDATES if v[op] == "float32"] for k, v in observed.items()
     }
@@ -134,6 +143,7 @@ def compute(dev: torch.device) -> dict[str, Any]:
         | {op: "autocast dtype" for op in UPCAST_CANDIDATES},
         "ops": [*LOWERED, *UPCAST_CANDIDATES],
         "observed": observed,
+        "by_device": by_device,
         "cast_up_to_fp32": cast_up,
         "kept_in_16bit": kept_low,
         "cuda_reference_fp32_list": list(CUDA_FP32_LIST),
@@ -155,14 +165,20 @@ def _cell(op: str, out: str, low: str) -> tuple[str, str]:
 
 
 def plot(numbers: dict[str, Any]) -> bytes:
-    ops, obs, dev = numbers["ops"], numbers["observed"], numbers["device_type"]
-    cols = list(obs)
+    ops, dev = numbers["ops"], numbers["device_type"]
+    by_device = numbers.get("by_device") or {dev: numbers["observed"]}
+    cols = [(d, c) for d, obs in by_device.items() for c in obs]
     rows, colors = [], []
     for op in ops:
         src = "fp32" if op in LOWERED else "same 16-bit dtype"
-        cells = [_cell(op, obs[c][op], str(LOW_DTYPES[c]).removeprefix("torch.")) for c in cols]
+        cells = [
+            _cell(op, by_device[d][c][op], str(LOW_DTYPES[c]).removeprefix("torch."))
+            for d, c in cols
+        ]
         rows.append([op, src, *(t for t, _ in cells)])
         colors.append(["white", "white", *(c for _, c in cells)])
+    width = 0.6 / len(cols)
+    where = " and ".join(by_device)
     apis = numbers["apis"]
     api_rows = [[call, info["status"]] for call, info in apis.items()]
     api_colors = [
@@ -179,10 +195,10 @@ def plot(numbers: dict[str, Any]) -> bytes:
             cellColours=colors,
             bbox=[0, 0, 1, 1],
             cellLoc="center",
-            colLabels=["op", "input", *(f"under autocast {c}" for c in cols)],
-            colWidths=[0.22, 0.18, 0.3, 0.3],
+            colLabels=["op", "input", *(f"{d} autocast {c}" for d, c in cols)],
+            colWidths=[0.22, 0.18, *(width for _ in cols)],
         )
-        ax.set_title(f"output dtype of each op under autocast on {dev} (observed)", fontsize=10)
+        ax.set_title(f"output dtype of each op under autocast on {where} (observed)", fontsize=10)
         ax.legend(
             handles=[
                 Patch(color=COLORS["low"], label="runs in 16-bit"),
@@ -218,7 +234,7 @@ def plot(numbers: dict[str, Any]) -> bytes:
         )
         return fig_to_png(
             fig,
-            title=f"What autocast does on {dev}",
+            title=f"What autocast does on {where}",
             lesson="autocast lowers matmul-like ops to 16-bit and casts some others up to fp32; "
             "use torch.amp.autocast(device, ...)",
             note=device_note(numbers),
@@ -231,24 +247,30 @@ def plot(numbers: dict[str, Any]) -> bytes:
 
 
 def device_note(numbers: dict[str, Any]) -> str:
-    """What this device did with softmax / log_softmax / sum (where CPU and CUDA differ)."""
+    """What each device did with softmax / log_softmax / sum (where CPU and CUDA differ)."""
     watched = ("softmax", "log_softmax", "sum")
-    up = [op for op in watched if op in numbers["cast_up_to_fp32"]["fp16"]]
-    kept = [op for op in watched if op in numbers["kept_in_16bit"]["fp16"]]
-    parts = []
-    if up:
-        parts.append(f"{', '.join(up)} cast up to fp32")
-    if kept:
-        parts.append(f"{', '.join(kept)} kept in 16-bit")
-    return (
-        f"On {numbers['device_type']}: {'; '.join(parts) or 'see the table'}. The op lists "
-        "differ by device (CUDA casts these up, CPU does not)."
+    by_device = numbers.get("by_device") or {numbers["device_type"]: numbers["observed"]}
+    said = []
+    for device, observed in by_device.items():
+        up = [op for op in watched if observed["fp16"][op] == "float32"]
+        kept = [op for op in watched if observed["fp16"][op] == "float16"]
+        parts = [f"{', '.join(up)} cast up to fp32"] if up else []
+        parts += [f"{', '.join(kept)} kept in 16-bit"] if kept else []
+        said.append(f"On {device}: {'; '.join(parts) or 'see the table'}.")
+    tail = (
+        " The op lists differ by device (CUDA casts these up, CPU does not)."
+        if len(said) == 1
+        else " The op lists differ by device."
     )
+    return " ".join(said) + tail
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:
-    obs = numbers["observed"]
-    rows = [(op, "  ".join(f"{c}→{obs[c][op]}" for c in obs)) for op in numbers["ops"]]
+    by_device = numbers["by_device"]
+    rows = [
+        (op, "  ".join(f"{d} {c}→{obs[c][op]}" for d, obs in by_device.items() for c in obs))
+        for op in numbers["ops"]
+    ]
     up = numbers["cast_up_to_fp32"]["fp16"]
     rows.append((f"cast up to fp32 on {numbers['device_type']}", ", ".join(up) or "none"))
     for call, info in numbers["apis"].items():

@@ -9,10 +9,24 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from experiments.catalog import CATALOG, LANGS, get_info, widest_range
+from experiments.gpu import DEVICE_HELP, env_faults, is_device
 from experiments.outpaths import OutputPathError, check_output_path
 
 LIST_FIX = "`quiztutor demo --list` shows the demos and the range of each parameter"
 DEVICE_FIX = "use --device cpu (or auto); a GPU host needs the CUDA build of torch (scripts/tutor installs it where nvidia-smi works)"
+#: What to do about each kind of GPU failure (experiments.cuda.kind_of).
+GPU_FIXES = {
+    "oom": "the GPU is busy; try again, or run the demo on the CPU with --device cpu",
+    "sticky": "the GPU is in an error state: run on the CPU with --device cpu; "
+    "`quiztutor doctor` checks the GPU",
+    "cuda": "run on the CPU with --device cpu; `quiztutor doctor` checks the GPU",
+}
+
+
+def _device(value: str) -> str:
+    if not is_device(value):
+        raise argparse.ArgumentTypeError(f"invalid device {value!r}: {DEVICE_HELP}")
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,9 +61,9 @@ def build_parser(prog: str = "quiztutor demo") -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--device",
-        choices=("auto", "cpu", "cuda"),
+        type=_device,
         default="auto",
-        help="auto (cuda if available), cpu or cuda (default: auto)",
+        help=f"{DEVICE_HELP} (default: auto)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
@@ -118,13 +132,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
 
     from experiments import run_experiment  # torch is imported only from here on
+    from experiments.cuda import inject, kind_of
+    from experiments.gpu import GpuUnavailable, reason
 
     try:
+        inject(env_faults(), "warmup")  # the test seam: a GPU that fails, without one
+        inject(env_faults(), "run")
         result = run_experiment(args.name, device=args.device, **given)
-    except ValueError as exc:  # e.g. --device cuda without CUDA
-        fix = DEVICE_FIX if "cuda" in str(exc).lower() else LIST_FIX
-        print(f"error: {exc}\nfix: {fix}", file=sys.stderr)
+    except GpuUnavailable as exc:  # e.g. --device cuda without CUDA
+        print(f"error: {reason(exc)}\nfix: {DEVICE_FIX}", file=sys.stderr)
         return 2
+    except ValueError as exc:
+        print(f"error: {exc}\nfix: {LIST_FIX}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        kind = kind_of(exc)
+        if kind is None:
+            raise  # a bug in a demo: the traceback is what its report needs
+        print(f"error: {reason(exc)}\nfix: {GPU_FIXES[kind]}", file=sys.stderr)
+        return 1
     print(
         f"{args.name} ran on {result.device} in {time.perf_counter() - started:.1f} s",
         file=sys.stderr,

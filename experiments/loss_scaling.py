@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from experiments._common import SEED, fig_to_png, figure, fmt, generator, timed_run
+from experiments.cuda import kind_of
 
 # Honest setup note: the loss is multiplied by 2**-14 so that this *small* model's
 # gradients are as tiny as those of large models (where per-element gradients of a
@@ -93,6 +94,8 @@ def compute(dev: torch.device) -> dict[str, Any]:
         amp["bf16_no_scaler"] = _zero_fraction(amp_grads(model, x, y, torch.bfloat16, None), nz)
         out["method"] = "autocast backward"
     except (RuntimeError, AssertionError, ValueError) as exc:  # no fp16 autocast here
+        if kind_of(exc) is not None:
+            raise  # the GPU failed (out of memory, ...): say so, do not switch methods
         amp = {}
         out["method"] = f"cast only (autocast fp16 unavailable: {exc})"
     # 2) Device-independent view: cast the fp32 reference gradients (scaled or not).
@@ -153,10 +156,21 @@ def plot(numbers: dict[str, Any]) -> bytes:
             title="Loss scaling vs fp16 underflow",
             lesson="Scaling the loss by 2^16 lifts tiny gradients above fp16's smallest value; "
             "unscale in fp32 before the step.",
-            note=f"bf16 (fp32's exponent range) loses {uf['bf16_no_scaler']:.1%} without any "
-            "scaler. Setup: loss x 2^-14 mimics a large model's tiny gradients.",
+            note=note(numbers),
             bottom=0.22,
         )
+
+
+def note(numbers: dict[str, Any]) -> str:
+    """The caption: bf16's loss, or, where fp16 autocast is unavailable, that the figures
+    are fp32 gradients cast to 16-bit (never a silent switch of method)."""
+    if numbers["method"] != "autocast backward":
+        return "Cast only: fp16 autocast is unavailable here, so these are fp32 gradients cast."
+    uf = numbers["underflow_fraction"]
+    return (
+        f"bf16 (fp32's exponent range) loses {uf['bf16_no_scaler']:.1%} without any "
+        "scaler. Setup: loss x 2^-14 mimics a large model's tiny gradients."
+    )
 
 
 def highlights(numbers: dict[str, Any]) -> list[tuple[str, str]]:

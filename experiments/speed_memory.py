@@ -22,6 +22,8 @@ from experiments._common import (
     sync,
     timed_run,
 )
+from experiments.cuda import kind_of
+from experiments.gpu import capability_claims
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 MEM_SHAPE = (1024, 1024)
@@ -66,10 +68,10 @@ SNIPPET_FUNCS = (matmul_samples,)
 
 
 def hardware(dev: torch.device) -> dict[str, Any]:
-    """What decides 16-bit speed: tensor cores on CUDA, AMX / AVX512-BF16 on a CPU."""
+    """What decides 16-bit speed: tensor cores on CUDA (which dtypes they take, from the
+    compute capability), AMX / AVX512-BF16 on a CPU."""
     if dev.type == "cuda":
-        major, minor = torch.cuda.get_device_capability(dev)
-        return {"compute_capability": f"{major}.{minor}", "tensor_cores": major >= 7}
+        return capability_claims(*torch.cuda.get_device_capability(dev))
     flags: list[str] = []
     try:
         text = Path("/proc/cpuinfo").read_text()
@@ -98,6 +100,8 @@ def compute(dev: torch.device) -> dict[str, Any]:
             stats = median_spread(matmul_samples(a32.to(dt), b32.to(dt), SAMPLE_S[kind]))
             gflops[name], spread[name] = stats["median"], stats
         except RuntimeError as exc:  # dtype matmul unsupported on this device
+            if kind_of(exc) is not None:
+                raise  # the GPU failed (out of memory, ...): not "unsupported"
             gflops[name] = f"unsupported: {str(exc).splitlines()[0][:80]}"
     base = gflops["fp32"]
     speedup = {
@@ -114,8 +118,11 @@ def compute(dev: torch.device) -> dict[str, Any]:
         "gflops_spread": spread,
         "speedup_vs_fp32": speedup,
         "threads": torch.get_num_threads(),
-        # TF32 matmuls unless the precision is "highest" (PyTorch's default: fp32 stays fp32).
-        "tf32_matmul": dev.type == "cuda" and torch.get_float32_matmul_precision() != "highest",
+        # TF32 matmuls unless the precision is "highest" (PyTorch's default: fp32 stays fp32),
+        # on cards that have TF32 (sm_80+); elsewhere fp32 stays fp32 whatever the setting.
+        "tf32_matmul": dev.type == "cuda"
+        and capability_claims(*torch.cuda.get_device_capability(dev))["tf32"]
+        and torch.get_float32_matmul_precision() != "highest",
         "hardware": hardware(dev),
         "note": "16-bit halves memory everywhere; speed gains need 16-bit matrix hardware "
         "(tensor cores on GPUs, AMX/AVX512-BF16 on CPUs); without it 16-bit can be slower.",
@@ -125,11 +132,13 @@ def compute(dev: torch.device) -> dict[str, Any]:
 def caveat(numbers: dict[str, Any]) -> str:
     hw = numbers["hardware"]
     if numbers["device_type"] == "cuda":
-        cores = "with" if hw["tensor_cores"] else "WITHOUT"
-        return (
-            f"GPU sm_{hw['compute_capability']} {cores} tensor cores; fp32 here is plain fp32 "
-            f"(TF32 {'on' if numbers['tf32_matmul'] else 'off'}). End-to-end gains are smaller."
-        )
+        sm = hw["compute_capability"].replace(".", "")
+        cores = [k for k in ("fp16", "bf16") if hw[f"tensor_cores_{k}"]]
+        has = f"{' and '.join(cores)} tensor cores" if cores else "no tensor cores"
+        tf32 = "TF32 on" if numbers["tf32_matmul"] else "TF32 off"
+        if not hw["tf32"]:
+            tf32 = "no TF32 before sm_80"
+        return f"GPU sm_{sm}: {has}; fp32 matmuls {tf32}. End-to-end gains are smaller."
     flags = ", ".join(hw["16bit_matrix_flags"]) or "none"
     return (
         f"CPU caveat: no tensor cores; 16-bit is fast only with matrix extensions (found: {flags}), "
@@ -171,7 +180,8 @@ def plot(numbers: dict[str, Any]) -> bytes:
             if sp is not None:
                 top = spread[k]["max"]
                 ax2.text(i, top * 1.02, f"x{sp:.2f} vs fp32", ha="center", va="bottom", fontsize=9)
-        ax2.set_ylim(top=max(s["max"] for s in spread.values()) * 1.25)
+        # Every dtype unsupported: no bars, an axis that still draws.
+        ax2.set_ylim(bottom=0, top=max((s["max"] for s in spread.values()), default=1.0) * 1.25)
         ax2.set_ylabel("GFLOP/s")
         ax2.set_xlabel("dtype")
         n = numbers["matmul_size"]

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from bot.storage.quiz_files import load_bank
 from torch import nn
 
+from bot.quizbank.files import load_bank
 from tests.test_curriculum_lp import mx_quantize, round_to_tf32
 
 BF16, E4M3 = torch.bfloat16, torch.float8_e4m3fn

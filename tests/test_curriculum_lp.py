@@ -7,7 +7,10 @@ are computed with the installed torch (CPU), not copied from a table.
 from __future__ import annotations
 
 import math
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -196,7 +199,19 @@ def restore_precision():
 
 
 def test_lp06_matmul_tf32_is_off_by_default(restore_precision: None) -> None:
-    assert torch.get_float32_matmul_precision() == "highest"
+    # PyTorch's own default, in a fresh interpreter: NVIDIA's containers set
+    # TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, which turns TF32 on for the whole process.
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"}
+    default = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.get_float32_matmul_precision())"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert default.stdout.split() == ["highest"]
+    torch.set_float32_matmul_precision("highest")  # explicitly: whatever this host sets
     assert torch.backends.cuda.matmul.allow_tf32 is False
     torch.set_float32_matmul_precision("high")
     assert torch.backends.cuda.matmul.allow_tf32 is True
@@ -254,7 +269,9 @@ def test_lp05_to_lp07_tf32_on_this_gpu(restore_precision: None) -> None:
 # ---------------------------------------------------------------------------- summation (lp-10, lp-11)
 
 
-def test_lp10_fp32_addition_is_not_associative_and_accumulation_differs_by_1e7() -> None:
+def test_lp10_fp32_addition_is_not_associative_and_accumulation_differs_by_1e7(
+    restore_precision: None,
+) -> None:
     from experiments import accumulation
 
     big, one = torch.tensor(1e8), torch.tensor(1.0)
@@ -263,7 +280,7 @@ def test_lp10_fp32_addition_is_not_associative_and_accumulation_differs_by_1e7()
     gen = torch.Generator().manual_seed(0)
     x = torch.randn(10_000, generator=gen)
     assert torch.equal((x / 4) * 4, x)  # dividing by 4 is exact
-    assert torch.get_float32_matmul_precision() == "highest"  # full fp32 unless asked
+    torch.set_float32_matmul_precision("highest")  # full fp32 (PyTorch's default: lp-06)
     assert torch.backends.mkldnn.matmul.fp32_precision in ("none", "ieee")  # CPU: no TF32
     cpu = torch.device("cpu")
     base = accumulation.make_model(cpu)

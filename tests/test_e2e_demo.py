@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -139,3 +140,48 @@ async def test_show_me_is_answered_without_the_demo_extension(
         shown = await fake.click(answered, show_me, member)
         # No worker in this bot: a clear answer instead of "This interaction failed".
         assert shown.ephemeral and shown.content == "⚠️ Demos are turned off on this bot."
+
+
+def said(text: str) -> Callable[[FakeMessage], bool]:
+    return lambda message: text in (message.content or "")
+
+
+async def test_gpu_failures_are_told_as_they_are(
+    discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of GPU memory: "the GPU is busy", the worker untouched. The failures are
+    injected at the worker (experiments.cuda.inject), as torch raises them on a GPU."""
+    from experiments.gpu import FAULT_ENV
+
+    fake = discord_fake
+    alice, indonesian = fake.users_list[0], next(u for u in fake.users_list if u.locale == "id")
+    monkeypatch.setenv(FAULT_ENV, "run:oom")
+    async with start_bot(demo_worker=True, demo_cooldown_s=0) as bot:
+        busy = await fake.slash(alice, "demo", name="formats")
+        told = await busy.wait_original(said("GPU"), timeout=90)
+        assert told.content == (
+            "⚠️ The GPU is busy; try again, or run demos on the CPU with `DEMO_DEVICE=cpu`."
+        )
+        assert "restarted" not in told.content and not told.attachments
+        sibuk = await fake.slash(indonesian, "demo", name="formats")
+        assert (await sibuk.wait_original(said("GPU"), timeout=90)).content.startswith(
+            "⚠️ GPU sedang sibuk; coba lagi"
+        )
+        assert bot.services.demos is not None and bot.services.demos.restarts == 0
+
+
+async def test_a_sticky_gpu_error_restarts_the_worker_and_says_so(
+    discord_fake: FakeDiscord, start_bot: StartBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from experiments.gpu import FAULT_ENV, FAULT_MESSAGES
+
+    fake = discord_fake
+    monkeypatch.setenv(FAULT_ENV, "run:illegal")
+    async with start_bot(demo_worker=True, demo_cooldown_s=0) as bot:
+        failed = await fake.slash(fake.users_list[0], "demo", name="formats")
+        told = await failed.wait_original(said("GPU"), timeout=90)
+        assert told.content == (
+            f"⚠️ The GPU failed while running this demo ({FAULT_MESSAGES['illegal']}); "
+            "the demo worker was stopped and is being restarted. Please try again in a minute."
+        )
+        assert bot.services.demos is not None and bot.services.demos.restarts == 1

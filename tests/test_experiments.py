@@ -20,6 +20,8 @@ from experiments import CATALOG, PARAM_BOUNDS, SUMMARIES, TITLES, DemoResult, ru
 from experiments import accumulation as acc
 from experiments._common import FIGURE_LOG, LESSON_MAX_CHARS, snippet_in_sync
 from experiments.cli import main as cli_main
+from experiments.gpu import capability_claims
+from tests.support.autocast_claims import mismatches
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = torch.device("cpu")
@@ -507,9 +509,21 @@ def test_cuda_path(name: str) -> None:
         assert num["apis"]['torch.amp.autocast("cuda", dtype=torch.float16)']["status"] == (
             "current"
         )
+        # CPU and this GPU side by side; every question linking the demo agrees with both.
+        assert list(num["by_device"]) == ["cpu", "cuda"]
+        assert mismatches(num, "cpu") == [] and mismatches(num, "cuda") == []
     if name == "speed-memory":
-        assert num["hardware"]["tensor_cores"] is True
-        assert num["speedup_vs_fp32"]["bf16"] > 1 and num["speedup_vs_fp32"]["fp16"] > 1
+        major, minor = torch.cuda.get_device_capability()
+        assert num["hardware"] == capability_claims(major, minor)
+        assert num["tf32_matmul"] is False  # PyTorch's default precision, "highest"
+        from experiments.cuda import probe  # the doctor's probe: works, the same claims
+
+        found = probe("cuda")
+        assert found["reason"] is None and found["capability"] == num["hardware"]
+        if major >= 8:  # bf16 and fp16 tensor cores
+            assert num["speedup_vs_fp32"]["bf16"] > 1 and num["speedup_vs_fp32"]["fp16"] > 1
+    if name == "loss-scaling":  # the real autocast backward, never a silent "cast only"
+        assert num["method"] == "autocast backward"
     if name == "master-weights":
         assert num["stalled"]["fp16"] and not num["stalled"]["fp16_from_master"]
     if name == "fp8-formats":
@@ -545,19 +559,31 @@ def test_cuda_figures_render_without_a_gpu() -> None:
             cuda["observed"][low][op] = "float32"
         cuda["cast_up_to_fp32"][low] = list(autocast_demo.UPCAST_CANDIDATES)
         cuda["kept_in_16bit"][low] = []
+    cuda["by_device"] = {"cpu": cpu["observed"], "cuda": cuda["observed"]}
     FIGURE_LOG.clear()
     autocast_demo.plot(cuda)
     check_figure(FIGURE_LOG[-1])
-    assert FIGURE_LOG[-1]["note"].startswith(
-        "On cuda: softmax, log_softmax, sum cast up to fp32. The op lists differ by device"
+    assert FIGURE_LOG[-1]["note"].endswith(
+        "On cuda: softmax, log_softmax, sum cast up to fp32. The op lists differ by device."
     )
     sm = run_experiment("speed-memory", device="cpu").numbers
     sm |= {"device_type": "cuda", "matmul_size": 4096, "tf32_matmul": False}
-    sm["hardware"] = {"compute_capability": "9.0", "tensor_cores": True}
+    sm["hardware"] = capability_claims(9, 0)
     FIGURE_LOG.clear()
     speed_memory.plot(sm)
     check_figure(FIGURE_LOG[-1])
-    assert "tensor cores" in FIGURE_LOG[-1]["note"] and "TF32 off" in FIGURE_LOG[-1]["note"]
+    assert FIGURE_LOG[-1]["note"] == (
+        "GPU sm_90: fp16 and bf16 tensor cores; fp32 matmuls TF32 off. "
+        "End-to-end gains are smaller."
+    )
+    # A Turing card: tensor cores for fp16 only, and no TF32 at all.
+    sm["hardware"] = capability_claims(7, 5)
+    FIGURE_LOG.clear()
+    speed_memory.plot(sm)
+    check_figure(FIGURE_LOG[-1])
+    assert FIGURE_LOG[-1]["note"].startswith(
+        "GPU sm_75: fp16 tensor cores; fp32 matmuls no TF32 before sm_80."
+    )
 
 
 # ------------------------------------------------------------------ CLI

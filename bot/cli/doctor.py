@@ -74,24 +74,23 @@ def check_quizzes(settings: Settings) -> Check:
     )
 
 
-# Runs in a child interpreter: the doctor itself never loads torch.
-TORCH_PROBE = "; ".join(
-    [
-        "import json, time",
-        "t = time.perf_counter()",
-        "import torch",
-        "info = {'version': torch.__version__, 'import_s': round(time.perf_counter() - t, 2),"
-        " 'cuda': torch.cuda.is_available()}",
-        "info['gpu'] = torch.cuda.get_device_name(0) if info['cuda'] else None",
-        "print(json.dumps(info))",
-    ]
+# Runs in a child interpreter: the doctor itself never loads torch. It checks what a demo
+# worker will find (experiments.gpu.probe): CUDA available, and the GPU working.
+TORCH_PROBE = (
+    "import json, sys; from experiments.cuda import probe; print(json.dumps(probe(sys.argv[1])))"
+)
+GPU_FIX = (
+    "free the GPU (another job may hold it or its memory), update the NVIDIA driver, "
+    "or set DEMO_DEVICE=auto (falls back to the CPU) or DEMO_DEVICE=cpu"
 )
 
 
 def check_torch(settings: Settings) -> Check:
+    from experiments.gpu import is_cuda, stderr_reason
+
     try:
         done = subprocess.run(
-            [sys.executable, "-c", TORCH_PROBE],
+            [sys.executable, "-c", TORCH_PROBE, settings.demo_device],
             capture_output=True,
             text=True,
             timeout=120,
@@ -101,23 +100,39 @@ def check_torch(settings: Settings) -> Check:
         return Check(
             "torch", False, "importing torch took over 2 minutes", "check the torch installation"
         )
+    why = stderr_reason(done.stderr)
     if done.returncode != 0:
         return Check(
             "torch",
             False,
-            "torch cannot be imported",
+            "torch cannot be imported" + (f" ({why})" if why else ""),
             "pip install torch (CPU: pip install torch==2.13.0)",
         )
     info = json.loads(done.stdout.strip().splitlines()[-1])
-    device = f"GPU {info['gpu']}" if info["cuda"] else "no GPU visible: demos run on the CPU"
-    if settings.demo_device == "cuda" and not info["cuda"]:
+    head = f"torch {info['version']} (import {info['import_s']} s)"
+    wants_gpu = is_cuda(settings.demo_device)
+    if info["reason"]:  # a GPU seen (or named) that does not work
+        gpu = f"GPU {info['gpu']}" if info["gpu"] else "GPU"
+        if wants_gpu:
+            detail = f"{head}, {gpu} unusable: {info['reason']}; demos are refused"
+            return Check("torch", False, detail, GPU_FIX)
+        detail = f"{head}, {gpu} unusable: {info['reason']}; demos fall back to the CPU"
+        return Check("torch", True, f"{detail} (warning)")
+    if info["cuda"] and info["gpu"]:
+        claims = info.get("capability") or {}
+        sm = str(claims.get("compute_capability", "?")).replace(".", "")
+        return Check("torch", True, f"{head}, GPU {info['gpu']} (sm_{sm}) works")
+    if info["cuda"]:
+        return Check("torch", True, f"{head}, CUDA available; DEMO_DEVICE=cpu: demos on the CPU")
+    device = f"no GPU usable ({why})" if why else "no GPU visible"
+    if wants_gpu:
         return Check(
             "torch",
             False,
-            f"torch {info['version']}, {device}",
+            f"{head}, {device}",
             "set DEMO_DEVICE=auto or install a CUDA build of torch",
         )
-    return Check("torch", True, f"torch {info['version']} (import {info['import_s']} s), {device}")
+    return Check("torch", True, f"{head}, {device}: demos run on the CPU")
 
 
 CHECKS: list[Callable[[Settings], Check]] = [

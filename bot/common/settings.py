@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     demo_timeout_s: float = Field(default=60.0, gt=0, le=600)
     demo_queue_size: int = Field(default=10, ge=1, le=1000)
     demo_cooldown_s: float = Field(default=30.0, ge=0)
-    demo_device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$")
+    demo_device: str = Field(default="auto", pattern="^(auto|cpu|cuda(:[0-9]+)?)$")
     demo_worker: bool = Field(
         default=True, description="Start the torch worker process at bot start."
     )

@@ -94,8 +94,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "id": "Demo berjalan terlalu lama dan dihentikan. Worker sudah dijalankan ulang; coba lagi.",
     },
     "demo.crashed": {
-        "en": "The demo worker stopped unexpectedly and was restarted. Please try again.",
-        "id": "Worker demo berhenti tiba-tiba dan sudah dijalankan ulang. Silakan coba lagi.",
+        "en": "The demo stopped with an error before it finished. Please try again.",
+        "id": "Demo berhenti karena galat sebelum selesai. Silakan coba lagi.",
+    },
+    "demo.gpu_busy": {
+        "en": "The GPU is busy; try again, or run demos on the CPU with `DEMO_DEVICE=cpu`.",
+        "id": "GPU sedang sibuk; coba lagi, atau jalankan demo di CPU dengan `DEMO_DEVICE=cpu`.",
+    },
+    "demo.gpu_failed": {
+        "en": "The GPU could not run this demo ({reason}). Try again later, or run demos on "
+        "the CPU with `DEMO_DEVICE=cpu`.",
+        "id": "GPU tidak dapat menjalankan demo ini ({reason}). Coba lagi nanti, atau "
+        "jalankan demo di CPU dengan `DEMO_DEVICE=cpu`.",
+    },
+    "demo.gpu_restarted": {
+        "en": "The GPU failed while running this demo ({reason}); the demo worker was "
+        "stopped and is being restarted. Please try again in a minute.",
+        "id": "GPU gagal saat menjalankan demo ini ({reason}); worker demo dihentikan dan "
+        "sedang dijalankan ulang. Silakan coba lagi sebentar lagi.",
     },
     "demo.disabled": {
         "en": "Demos are turned off on this bot.",

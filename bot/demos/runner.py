@@ -31,15 +31,19 @@ from bot.demos.errors import (
     DemoCrashed,
     DemoError,
     DemoFailed,
+    DemoGpuBusy,
+    DemoGpuFailed,
     DemoQueueFull,
     DemoRunnerClosed,
     DemoTimeout,
     check_demo,
+    gpu_error,
 )
 from experiments.generators.instance import Instance
 from experiments.generators.registry import check_seed, get_template
+from experiments.gpu import GpuRetry, env_faults
 from experiments.result import DemoResult
-from experiments.worker import worker_main
+from experiments.worker import stop_worker, wait_reply, worker_main
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,8 @@ __all__ = [
     "DemoCrashed",
     "DemoError",
     "DemoFailed",
+    "DemoGpuBusy",
+    "DemoGpuFailed",
     "DemoQueueFull",
     "DemoResult",
     "DemoRunner",
@@ -71,21 +77,6 @@ class _Waiter:
     callback: QueueCallback | None
 
 
-def _wait_reply(
-    conn: multiprocessing.connection.Connection, sentinel: int, timeout: float | None
-) -> tuple[Any, ...] | None:
-    """Blocking (runs in a thread): a message, ("died",) or None on timeout."""
-    ready = multiprocessing.connection.wait([conn, sentinel], timeout)
-    if conn in ready:  # check the pipe first: a reply may arrive just before exit
-        try:
-            return tuple(conn.recv())
-        except (EOFError, OSError):
-            return ("died",)
-    if sentinel in ready:
-        return ("died",)
-    return None
-
-
 class DemoRunner:
     """One worker process, one demo at a time, a bounded FIFO queue for the rest."""
 
@@ -100,6 +91,8 @@ class DemoRunner:
         torch_threads: int | None = 1,
         warm_up: bool = True,
         generate_timeout: float = 30.0,
+        gpu_retry_s: float = 600.0,
+        fault: str | None = None,
     ) -> None:
         if start_method not in ("spawn", "forkserver"):
             # fork would copy the bot's event loop/threads into the child: unsafe.
@@ -113,6 +106,10 @@ class DemoRunner:
         # spin contention with the bot process on small hosts (None = torch default).
         self.torch_threads = torch_threads
         self.warm_up = warm_up
+        # A GPU that failed its warm-up is tried again (in a fresh worker) at most once
+        # per gpu_retry_s; meanwhile demos run on the CPU (auto) or are refused (cuda).
+        self.gpu = GpuRetry(gpu_retry_s, log)
+        self.fault = env_faults() if fault is None else fault  # experiments.cuda.inject
         self._ctx: Any = multiprocessing.get_context(start_method)  # spawn/forkserver
         if start_method == "forkserver":
             # The forkserver (a fresh interpreter, not a copy of the bot) imports torch
@@ -275,9 +272,10 @@ class DemoRunner:
     # --------------------------------------------------------- worker lifecycle
     def _spawn_blocking(self) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        work = (child_conn, self.device, self.torch_threads, self.warm_up, os.getpid())
         process = self._ctx.Process(
             target=worker_main,
-            args=(child_conn, self.device, self.torch_threads, self.warm_up, os.getpid()),
+            args=(*work, self.fault, self.gpu.skip()),
             name="quiztutor-demo-worker",
             daemon=True,
         )
@@ -285,12 +283,13 @@ class DemoRunner:
         self._spawning = process
         child_conn.close()  # only the child holds it now: EOF if the child dies
         try:
-            reply = _wait_reply(parent_conn, process.sentinel, self.start_timeout)
+            reply = wait_reply(parent_conn, process.sentinel, self.start_timeout)
         finally:
             self._spawning = None
         if reply is not None and reply[0] == "ready":
             info = dict(reply[1], pid=process.pid)
             log.info("demo worker ready: %s", info)
+            self.gpu.tried(info)
             return _Worker(process, parent_conn, info)
         self._stop_worker(_Worker(process, parent_conn), graceful=False)
         if reply is None:
@@ -300,23 +299,14 @@ class DemoRunner:
         raise DemoCrashed(f"demo worker died during start (exit code {process.exitcode})")
 
     def _stop_worker(self, worker: _Worker, graceful: bool = True) -> None:
-        """Blocking: ask to stop, then kill; always reap the process and close the pipe."""
-        if graceful and worker.process.is_alive():
-            with contextlib.suppress(OSError, ValueError):
-                worker.conn.send(("stop",))
-            worker.process.join(5)
-        if worker.process.is_alive():
-            worker.process.kill()
-        worker.process.join(5)
-        with contextlib.suppress(OSError):
-            worker.conn.close()
+        stop_worker(worker.process, worker.conn, graceful)
 
-    async def _ensure_worker(self) -> None:
+    async def _ensure_worker(self, retry_gpu: bool = False) -> None:
         # The warm-up at bot start and an early /demo must not both spawn a worker.
         async with self._start_lock:
-            await self._ensure_worker_unlocked()
+            await self._ensure_worker_unlocked(retry_gpu)
 
-    async def _ensure_worker_unlocked(self) -> None:
+    async def _ensure_worker_unlocked(self, retry_gpu: bool = False) -> None:
         if self._closed:  # closed while this waited for a start elsewhere (the warm-up)
             raise DemoRunnerClosed("runner closed while a request waited for the worker")
         if self._restart_task is not None:
@@ -325,7 +315,11 @@ class DemoRunner:
                 await asyncio.shield(task)  # a cancelled job must not cancel the restart
             if self._restart_task is task:
                 self._restart_task = None
-        if self._worker is None or not self._worker.process.is_alive():
+        worker = self._worker
+        stale = worker is None or not worker.process.is_alive()
+        if worker is not None and not stale and retry_gpu and self.gpu.due(worker.info):
+            stale, self.gpu.retries = True, self.gpu.retries + 1  # a fresh worker tries it
+        if stale:
             old, self._worker = self._worker, None
             loop = asyncio.get_running_loop()
             if old is not None:
@@ -354,8 +348,9 @@ class DemoRunner:
 
     # ---------------------------------------------------------------- execution
     async def _execute(self, kind: str, name: str, arg: Any, limit: float, what: str) -> Any:
-        """One request to the worker (``run``, ``generate_batch``): its payload."""
-        await self._ensure_worker()
+        """One request to the worker (``run``, ``generate_batch``): its payload. Before a
+        demo, a worker running without its GPU is replaced once `gpu_retry_s` has passed."""
+        await self._ensure_worker(retry_gpu=kind == "run")
         worker = self._worker
         assert worker is not None
         self._job_id += 1
@@ -371,7 +366,7 @@ class DemoRunner:
             remaining = max(0.0, deadline - loop.time())
             try:
                 reply = await loop.run_in_executor(
-                    self._executor, _wait_reply, worker.conn, worker.process.sentinel, remaining
+                    self._executor, wait_reply, worker.conn, worker.process.sentinel, remaining
                 )
             except asyncio.CancelledError:
                 self._kill_and_restart()  # the worker is mid-demo for nobody: start fresh
@@ -395,4 +390,10 @@ class DemoRunner:
                 continue
             if reply[0] == "ok":
                 return reply[2]
+            if str(reply[2]).startswith("gpu:"):  # experiments.cuda.kind_of's kinds
+                error = gpu_error(reply[2].removeprefix("gpu:"), what, reply[3])
+                if isinstance(error, DemoGpuFailed) and error.restarted:
+                    self._kill_and_restart()  # it ended itself: its CUDA context is unusable
+                log.warning("%s", error)
+                raise error
             raise DemoFailed(f"{what} failed: {reply[3]}", reply[2], reply[4])

@@ -22,7 +22,7 @@ from bot.common.i18n import t
 from bot.common.text import clip
 from cogs.common import interaction_locale, services_of
 from cogs.ui.embeds import demo_embed
-from cogs.ui.replies import ERROR_PREFIX, handle_interaction_error, log_context
+from cogs.ui.replies import ERROR_PREFIX, error_text, handle_interaction_error, log_context
 
 log = logging.getLogger("quiztutor.discord")
 
@@ -72,6 +72,8 @@ async def run_demo_for(
     from bot.demos.runner import (
         DemoCrashed,
         DemoFailed,
+        DemoGpuBusy,
+        DemoGpuFailed,
         DemoQueueFull,
         DemoRunnerClosed,
         DemoTimeout,
@@ -113,6 +115,9 @@ async def run_demo_for(
                 content=ERROR_PREFIX + t("demo.crashed", locale)
             )
         log.info("demo stopped by the shutdown", extra=log_context(interaction))
+        return
+    except (DemoGpuBusy, DemoGpuFailed) as exc:  # what the GPU did, restarted or not
+        await interaction.edit_original_response(content=error_text(exc.key, locale, **exc.params))
         return
     except (DemoCrashed, DemoFailed):
         await interaction.edit_original_response(content=ERROR_PREFIX + t("demo.crashed", locale))

@@ -1,1 +1,1 @@
-"""Alembic migrations; run through `bot.storage.Database` (configured in code)."""
+"""Alembic migrations; run through `bot.db.database.Database` (configured in code)."""

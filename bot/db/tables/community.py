@@ -122,7 +122,7 @@ class MemberNotice(SQLModel, table=True):
     user_id: int = snowflake()
     guild_id: int = snowflake()
     locale: str = Field(max_length=8)
-    key: str = Field(max_length=40, description="the text (bot.core.texts)")
+    key: str = Field(max_length=40, description="the text (the texts modules, bot.common.i18n)")
     params: dict[str, Any] = Field(sa_type=sa.JSON)
     created_at: datetime = when(default_factory=utcnow)
     delivered_at: datetime | None = when(default=None)
