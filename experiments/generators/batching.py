@@ -17,7 +17,15 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, DistributedSampler
 
-from experiments.generators.fmt import ASK, code, one_decimal, printed, sig
+from experiments.generators.fmt import (
+    ASK,
+    code,
+    decimal_string,
+    one_decimal,
+    printed,
+    sig,
+    sig_fixed,
+)
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
 
@@ -28,9 +36,9 @@ BASE_LR, BASE_BATCH = 0.1, 256  # Goyal et al. 2017: lr 0.1 for batch 256 (SGD, 
 
 def _draw_effective(rng: random.Random) -> dict[str, Any]:
     return {
-        "gpus": rng.choice((2, 2, 4, 4, 8, 8, 16, 32, 64)),
-        "micro_batch": rng.choice((2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
-        "accumulation_steps": rng.randint(2, 16),
+        "gpus": rng.choice((2, 3, 4, 4, 6, 8, 8, 12, 16, 24, 32, 48, 64, 128)),
+        "micro_batch": rng.choice((1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)),
+        "accumulation_steps": rng.randint(2, 32),
     }
 
 
@@ -76,7 +84,7 @@ def effective_batch_build(params: dict[str, Any], rng: random.Random) -> Draft:
 def _draw_accumulation(rng: random.Random) -> dict[str, Any]:
     n = rng.choice((2, 4, 4))
     while True:
-        grads = [rng.choice((-1, 1)) * rng.randint(1, 12) / 4 for _ in range(n)]
+        grads = [rng.choice((-1, 1)) * rng.randint(1, 24) / 8 for _ in range(n)]
         total, last = sum(grads), grads[-1]
         values = {
             total,
@@ -103,9 +111,10 @@ def _accumulation_source(grads: list[float], divide: bool, inside: bool, lang: s
     lines = [
         "w = torch.zeros(1, requires_grad=True)",
         f"grads = [{listed}]   {comment[lang]}",
-        "N = len(grads)",
-        "for g in grads:",
     ]
+    if divide:  # N only where the loop uses it
+        lines.append("N = len(grads)")
+    lines.append("for g in grads:")
     if inside:
         lines.append("    w.grad = None")
     lines.append("    loss = g * w.sum()")
@@ -208,7 +217,13 @@ def _draw_tokens(rng: random.Random) -> dict[str, Any]:
         tokens = [rng.randint(20, 600) for _ in range(n)]
         means = [rng.randint(150, 420) / 100 for _ in range(n)]
         weighted = sum(m * t for m, t in zip(means, tokens, strict=True)) / sum(tokens)
-        if max(tokens) >= 2 * min(tokens) and abs(weighted - sum(means) / n) >= 0.002:
+        average = f"{sum(means) / n:.4f}"
+        if (
+            max(tokens) >= 2 * min(tokens)
+            and abs(weighted - sum(means) / n) >= 0.002
+            and len(set(means)) == n  # every micro-batch's loss is a different choice
+            and all(average != f"{m:.4f}" for m in means)
+        ):
             return {"tokens": tokens, "mean_losses": means}
 
 
@@ -245,13 +260,16 @@ def tokens_build(params: dict[str, Any], rng: random.Random) -> Draft:
         f"dari {n} rata-rata itu menghitung micro-batch {min(tokens)} token sama beratnya dengan "
         f"yang {max(tokens)} token; jumlahkan loss token lalu bagi dengan totalnya.",
     }
+    # Every choice is a mean the batch could have (between the smallest and largest
+    # micro-batch mean): no sum of means, no total over a count of micro-batches.
+    largest = max(range(n), key=lambda i: tokens[i])
     options = [
         miss("per-micro-batch-means", four(sum(means) / n)),
-        miss("summed-means", four(sum(means))),
         miss("last-logged-loss", four(means[-1])),
+        miss("first-logged-loss", four(means[0])),
     ]
     rng.shuffle(options)
-    fallback = [miss("divided-by-micro-batches", four(summed / n))]
+    fallback = [miss("largest-micro-batch-loss", four(means[largest]))]
     return Draft(prompt, Option(both(four(right))), options + fallback, head)
 
 
@@ -260,19 +278,31 @@ def tokens_build(params: dict[str, Any], rng: random.Random) -> Draft:
 
 def _draw_lr(rng: random.Random) -> dict[str, Any]:
     optimizer = rng.choice(("SGD", "Adam", "AdamW"))
-    base_batch = rng.choice((128, 256, 512, 1024))
-    factor = rng.choice((2, 3, 4, 6, 8, 16, 0.5, 0.25))
-    base_lr = (
-        rng.choice(("0.1", "0.05", "0.2"))
-        if optimizer == "SGD"
-        else rng.choice(("1e-04", "3e-04", "6e-04", "0.001"))
-    )
+    base_batch = rng.choice((64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048))
+    factor = rng.choice((2, 3, 4, 5, 6, 8, 10, 12, 16, 0.5, 0.25, 0.125))
+    if optimizer == "SGD":
+        base_lr = decimal_string(rng.randint(1, 40), -2)  # 0.01-0.4
+    else:
+        base_lr = decimal_string(rng.choice((1, 2, 3, 4, 5, 6, 8)), -rng.randint(3, 5))
     return {
         "optimizer": optimizer,
         "base_lr": base_lr,
         "base_batch": base_batch,
         "new_batch": int(base_batch * factor),
     }
+
+
+#: The rule each optimizer's question names (and asks to apply).
+LR_RULES = {
+    "SGD": {
+        "en": "the linear scaling rule (Goyal et al. 2017)",
+        "id": "aturan skala linear (Goyal dkk. 2017)",
+    },
+    "Adam": {
+        "en": "the square-root scaling rule (Malladi et al. 2022)",
+        "id": "aturan skala akar kuadrat (Malladi dkk. 2022)",
+    },
+}
 
 
 def lr_build(params: dict[str, Any], rng: random.Random) -> Draft:
@@ -286,41 +316,44 @@ def lr_build(params: dict[str, Any], rng: random.Random) -> Draft:
     is_sgd = opt == "SGD"
     right = linear if is_sgd else sqrt
     base = params["base_lr"]
+    rule = LR_RULES["SGD" if is_sgd else "Adam"]
     prompt = {
         "en": f"A model trains well with {opt} at learning rate {base} and batch size {b0}. "
-        f"The batch size becomes {b1}. Which learning rate does the usual scaling heuristic for "
-        f"{opt} suggest? (3 significant digits)",
+        f"The batch size becomes {b1}. Which learning rate does {rule['en']} give? "
+        "(3 significant digits)",
         "id": f"Sebuah model terlatih baik dengan {opt} pada learning rate {base} dan ukuran batch "
-        f"{b0}. Ukuran batch diubah menjadi {b1}. Learning rate berapa yang disarankan heuristik "
-        f"penskalaan yang lazim untuk {opt}? (3 angka penting)",
+        f"{b0}. Ukuran batch diubah menjadi {b1}. Learning rate berapa yang diberikan "
+        f"{rule['id']}? (3 angka penting)",
     }
+    three = sig_fixed(right, 3)
     if is_sgd:
         head = {
-            "en": f"For SGD the linear scaling rule (Goyal et al. 2017) multiplies the learning rate "
-            f"by the batch ratio: {base} × {b1}/{b0} = {sig(right, 3)}, with a warm-up for large "
-            "ratios.",
-            "id": f"Untuk SGD, aturan skala linear (Goyal dkk. 2017) mengalikan learning rate dengan "
-            f"rasio batch: {base} × {b1}/{b0} = {sig(right, 3)}, dengan warm-up untuk rasio besar.",
+            "en": f"The linear scaling rule multiplies the learning rate by the batch ratio: "
+            f"{base} × {b1}/{b0} = {three}, with a warm-up for large ratios. It is the usual "
+            "heuristic for SGD.",
+            "id": f"Aturan skala linear mengalikan learning rate dengan rasio batch: "
+            f"{base} × {b1}/{b0} = {three}, dengan warm-up untuk rasio besar. Ini heuristik yang "
+            "lazim untuk SGD.",
         }
     else:
         head = {
-            "en": f"For Adam-type optimizers the square-root rule (Malladi et al. 2022) multiplies "
-            f"the learning rate by the square root of the batch ratio: {base} × √({b1}/{b0}) = "
-            f"{sig(right, 3)}. It is a heuristic; check it on a short run.",
-            "id": f"Untuk optimizer keluarga Adam, aturan akar kuadrat (Malladi dkk. 2022) mengalikan "
-            f"learning rate dengan akar rasio batch: {base} × √({b1}/{b0}) = {sig(right, 3)}. Ini "
-            "heuristik; periksa dengan run singkat.",
+            "en": f"The square-root scaling rule multiplies the learning rate by the square root "
+            f"of the batch ratio: {base} × √({b1}/{b0}) = {three}. It is a heuristic proposed for "
+            "Adam-type optimizers (the linear rule is also used); check it on a short run.",
+            "id": f"Aturan skala akar kuadrat mengalikan learning rate dengan akar rasio batch: "
+            f"{base} × √({b1}/{b0}) = {three}. Ini heuristik yang diusulkan untuk optimizer "
+            "keluarga Adam (aturan linear juga dipakai); periksa dengan run singkat.",
         }
     options = [
-        miss("sqrt-rule-for-sgd", sig(sqrt, 3))
+        miss("sqrt-rule-for-sgd", sig_fixed(sqrt, 3))
         if is_sgd
-        else miss("linear-rule-for-adam", sig(linear, 3)),
-        miss("lr-unchanged", sig(float(lr0.item()), 3)),
-        miss("inverse-scaling", sig(inv_linear if is_sgd else inv_sqrt, 3)),
+        else miss("linear-rule-for-adam", sig_fixed(linear, 3)),
+        miss("lr-unchanged", sig_fixed(float(lr0.item()), 3)),
+        miss("inverse-scaling", sig_fixed(inv_linear if is_sgd else inv_sqrt, 3)),
     ]
     rng.shuffle(options)
-    fallback = [miss("inverse-scaling", sig(inv_sqrt if is_sgd else inv_linear, 3))]
-    return Draft(prompt, Option(both(sig(right, 3))), options + fallback, head)
+    fallback = [miss("inverse-scaling", sig_fixed(inv_sqrt if is_sgd else inv_linear, 3))]
+    return Draft(prompt, Option(both(three)), options + fallback, head)
 
 
 # --------------------------------------------------------------------------- steps per epoch
@@ -400,10 +433,11 @@ def epoch_build(params: dict[str, Any], rng: random.Random) -> Draft:
 
 
 def _draw_pipeline(rng: random.Random) -> dict[str, Any]:
-    return {
-        "stages": rng.randint(3, 16),
-        "micro_batches": rng.choice((4, 6, 8, 12, 16, 24, 32, 48, 64)),
-    }
+    return {"stages": rng.randint(3, 16), "micro_batches": rng.randint(2, 64)}
+
+
+def _percent(numerator: int, denominator: int) -> str:
+    return one_decimal(100 * numerator, denominator) + "%"
 
 
 def pipeline_build(params: dict[str, Any], rng: random.Random) -> Draft:
@@ -412,31 +446,41 @@ def pipeline_build(params: dict[str, Any], rng: random.Random) -> Draft:
     stage = torch.arange(p)[:, None]
     busy = (slots >= stage) & (slots < stage + m)  # GPipe: stage s runs micro-batch i at slot s + i
     idle, total = int((~busy).sum().item()), busy.numel()
-    right = one_decimal(100 * idle, total) + "%"
+    right = _percent(idle, total)
     prompt = {
         "en": f"A GPipe-style pipeline has {p} stages and splits every batch into {m} "
         "micro-batches; each stage takes the same time per micro-batch. Counting forward "
-        "passes only, what fraction of the stages' time is idle (the bubble)? (percent, one decimal)",
+        "passes only, from the moment the first stage starts to the moment the last stage "
+        "finishes, what share of the stages' total time (p stages × the batch's duration) is "
+        "idle time? (percent, one decimal)",
         "id": f"Sebuah pipeline bergaya GPipe punya {p} stage dan membagi setiap batch menjadi {m} "
         "micro-batch; setiap stage butuh waktu yang sama per micro-batch. Dengan menghitung "
-        "forward pass saja, berapa bagian waktu stage yang menganggur (bubble)? (persen, satu desimal)",
+        "forward pass saja, sejak stage pertama mulai sampai stage terakhir selesai, berapa "
+        "bagian waktu menganggur dari total waktu semua stage (p stage × durasi batch)? "
+        "(persen, satu desimal)",
     }
     head = {
         "en": f"With equal stage times the schedule takes m + p − 1 = {m + p - 1} slots; each stage "
-        f"works in m = {m} of them and idles in p − 1 = {p - 1}, so the bubble is (p − 1)/(m + p − 1) "
-        f"= {p - 1}/{m + p - 1} = {right} (Huang et al., GPipe, 2019). More micro-batches shrink it.",
+        f"works in m = {m} of them and idles in p − 1 = {p - 1}, so idle time over total time is "
+        f"(p − 1)/(m + p − 1) = {p - 1}/{m + p - 1} = {right} (Huang et al., GPipe, 2019). More "
+        "micro-batches shrink it. Megatron-LM's \"bubble time fraction\" (p − 1)/m divides the "
+        "same idle time by the ideal (busy) time instead, so it is a different number.",
         "id": f"Dengan waktu stage yang sama, jadwalnya butuh m + p − 1 = {m + p - 1} slot; setiap "
-        f"stage bekerja di m = {m} slot dan menganggur di p − 1 = {p - 1}, jadi bubble-nya "
-        f"(p − 1)/(m + p − 1) = {p - 1}/{m + p - 1} = {right} (Huang dkk., GPipe, 2019). Makin "
-        "banyak micro-batch, makin kecil bubble-nya.",
+        f"stage bekerja di m = {m} slot dan menganggur di p − 1 = {p - 1}, jadi waktu menganggur "
+        f"dibagi total waktu adalah (p − 1)/(m + p − 1) = {p - 1}/{m + p - 1} = {right} (Huang "
+        "dkk., GPipe, 2019). Makin banyak micro-batch, makin kecil. \"Bubble time fraction\" "
+        "Megatron-LM, (p − 1)/m, membagi waktu menganggur yang sama dengan waktu ideal (sibuk), "
+        "jadi angkanya berbeda.",
     }
     options = [
-        miss("bubble-over-micro-batches", one_decimal(100 * (p - 1), m) + "%"),
-        miss("bubble-ignores-micro-batches", one_decimal(100 * (p - 1), p) + "%"),
-        miss("bubble-off-by-one", one_decimal(100 * p, m + p) + "%"),
+        miss("bubble-ignores-micro-batches", _percent(p - 1, p)),
+        miss("bubble-off-by-one", _percent(p, m + p)),
+        miss("bubble-fill-only", _percent(p - 1, 2 * (m + p - 1))),
     ]
+    if p - 1 <= m:  # a share of time is at most 100 %: (p-1)/m only where it is one
+        options.append(miss("bubble-over-micro-batches", _percent(p - 1, m)))
     rng.shuffle(options)
-    fallback = [miss("bubble-one-slot", one_decimal(100, m + 1) + "%")]
+    fallback = [miss("bubble-one-slot", _percent(1, m + 1))]
     return Draft(prompt, Option(both(right)), options + fallback, head)
 
 

@@ -103,6 +103,18 @@ def sig(value: float, digits: int = 4) -> str:
     return text
 
 
+def sig_fixed(value: float, digits: int = 3) -> str:
+    """``value`` to exactly ``digits`` significant digits, trailing zeros kept, as a prompt
+    that asks for "3 significant digits" shows every choice: 1.00, 0.100, 7.50e-05."""
+    if value == 0:
+        return "0." + "0" * (digits - 1) if digits > 1 else "0"
+    text = f"{value:#.{digits}g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        return f"{mant.rstrip('.')}e{int(exp):+03d}"
+    return text.rstrip(".")
+
+
 def decimal_string(mantissa: int, exponent10: int) -> str:
     """The decimal ``mantissa × 10^exponent10`` written canonically (a param's text)."""
     return fmt_decimal(Decimal(mantissa).scaleb(exponent10))

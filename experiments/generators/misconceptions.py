@@ -89,6 +89,10 @@ MISCONCEPTIONS: dict[str, Text] = {
         "en": "takes the gap to the next lower value; at a power of two the gap below is half the gap above",
         "id": "mengambil jarak ke nilai di bawahnya; di pangkat dua, jarak ke bawah hanya separuh jarak ke atas",
     },
+    "spacing-off-by-factor-2": {
+        "en": "uses half the spacing, as if the format kept one more significand bit",
+        "id": "memakai separuh jarak antar-nilai, seolah-olah formatnya menyimpan satu bit signifikan lebih",
+    },
     "subnormal-spacing-shrinks": {
         "en": "thinks the spacing keeps halving below the smallest normal; subnormals are evenly spaced",
         "id": "mengira jaraknya terus mengecil di bawah normal terkecil; subnormal berjarak sama rata",
@@ -263,6 +267,14 @@ MISCONCEPTIONS: dict[str, Text] = {
         "en": "reports the last micro-batch's loss, as logging loss.item() inside the loop does",
         "id": "melaporkan loss micro-batch terakhir, seperti mencatat loss.item() di dalam loop",
     },
+    "first-logged-loss": {
+        "en": "reports the first micro-batch's loss, as logging only at the start of an accumulation window does",
+        "id": "melaporkan loss micro-batch pertama, seperti mencatat hanya di awal window akumulasi",
+    },
+    "largest-micro-batch-loss": {
+        "en": "takes the loss of the micro-batch with the most tokens, as if it stood for the batch; the others count too",
+        "id": "mengambil loss micro-batch dengan token terbanyak, seolah-olah mewakili batch; micro-batch lain juga dihitung",
+    },
     "summed-means": {
         "en": "adds the micro-batch means without dividing by the number of micro-batches",
         "id": "menjumlahkan rata-rata micro-batch tanpa membaginya dengan banyaknya micro-batch",
@@ -284,12 +296,12 @@ MISCONCEPTIONS: dict[str, Text] = {
         "id": "membagi jumlah loss token dengan banyaknya micro-batch, bukan banyaknya token",
     },
     "linear-rule-for-adam": {
-        "en": "applies the linear rule, which is the heuristic for SGD; for Adam the square-root rule is used",
-        "id": "memakai aturan linear, heuristik untuk SGD; untuk Adam dipakai aturan akar kuadrat",
+        "en": "applies the linear rule (multiply by the batch ratio); the square-root rule multiplies by its square root",
+        "id": "memakai aturan linear (kalikan dengan rasio batch); aturan akar kuadrat mengalikan dengan akar rasionya",
     },
     "sqrt-rule-for-sgd": {
-        "en": "applies the square-root rule, the heuristic for Adam; for SGD the linear rule is used",
-        "id": "memakai aturan akar kuadrat, heuristik untuk Adam; untuk SGD dipakai aturan linear",
+        "en": "applies the square-root rule (multiply by the square root of the batch ratio); the linear rule multiplies by the ratio itself",
+        "id": "memakai aturan akar kuadrat (kalikan dengan akar rasio batch); aturan linear mengalikan dengan rasionya sendiri",
     },
     "lr-unchanged": {
         "en": "keeps the learning rate when the batch size changes",
@@ -374,8 +386,12 @@ MISCONCEPTIONS: dict[str, Text] = {
     },
     # ---- pipeline
     "bubble-over-micro-batches": {
-        "en": "divides the p−1 idle slots by m instead of by the schedule's m+p−1 slots",
-        "id": "membagi p−1 slot menganggur dengan m, bukan dengan m+p−1 slot jadwalnya",
+        "en": "divides the p−1 idle slots by the m busy ones (Megatron-LM's bubble time fraction) instead of by the schedule's m+p−1 slots",
+        "id": "membagi p−1 slot menganggur dengan m slot sibuk (bubble time fraction Megatron-LM), bukan dengan m+p−1 slot jadwalnya",
+    },
+    "bubble-fill-only": {
+        "en": "counts only the fill at the start (half of each stage's p−1 idle slots on average); stages also idle while the pipeline drains",
+        "id": "hanya menghitung pengisian di awal (rata-rata separuh dari p−1 slot menganggur tiap stage); stage juga menganggur saat pipeline dikosongkan",
     },
     "bubble-ignores-micro-batches": {
         "en": "ignores the micro-batches: (p−1)/p is the bubble with a single micro-batch",
@@ -397,6 +413,14 @@ MISCONCEPTIONS: dict[str, Text] = {
     "autocast-only-storage": {
         "en": "thinks autocast leaves op outputs in float32; ops on its lower-precision list return {low}",
         "id": "mengira keluaran op tetap float32 di bawah autocast; op dalam daftar presisi rendahnya menghasilkan {low}",
+    },
+    "autocast-no-promotion": {
+        "en": "forgets type promotion: `{expr}` combines the {low} product with the float32 c, which gives float32",
+        "id": "lupa promosi tipe: `{expr}` menggabungkan hasil kali {low} dengan c yang float32, sehingga hasilnya float32",
+    },
+    "autocast-lists-swapped": {
+        "en": "has the two the wrong way round: `{lowered}` is on CPU autocast's lower-precision list and returns {low}, `{kept}` is not and keeps float32",
+        "id": "tertukar: `{lowered}` ada di daftar presisi rendah autocast CPU dan menghasilkan {low}, `{kept}` tidak ada dan tetap float32",
     },
     "autocast-default-dtype": {
         "en": "assumes autocast uses a default dtype ({default}); the code passes dtype={low}",

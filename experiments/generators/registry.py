@@ -40,6 +40,10 @@ class TemplateInfo:
     params: tuple[str, ...]
     demo: str | None = None
     n_choices: int = 4
+    #: Every right answer the template can give, when there are few (fewer than the 60
+    #: distinct answers in 100 seeds asked of the others): `quiztutor validate` then
+    #: checks that 100 seeds reach each of them and nothing else.
+    answer_space: frozenset[str] | None = None
 
     def title(self, lang: str = "en") -> str:
         return self.titles.get(lang, self.titles["en"])
@@ -54,7 +58,7 @@ def _t(
     id_: str,
     params: tuple[str, ...],
     demo: str | None,
-    n_choices: int = 4,
+    answer_space: frozenset[str] | None = None,
 ) -> TemplateInfo:
     return TemplateInfo(
         name,
@@ -64,7 +68,7 @@ def _t(
         {"en": en, "id": id_},
         params,
         demo,
-        n_choices,
+        answer_space=answer_space,
     )
 
 
@@ -309,11 +313,16 @@ _ENTRIES = [
         "autocast",
         "autocast",
         2,
-        "The dtype an op returns under autocast",
+        "The dtypes ops return under autocast",
         "Dtype keluaran op di bawah autocast",
-        ("dtype", "op"),
+        ("dtype", "ops"),
         "autocast",
-        n_choices=3,
+        answer_space=frozenset(
+            f"{x} {y}"
+            for low in ("torch.bfloat16", "torch.float16")
+            for x in (low, "torch.float32")
+            for y in (low, "torch.float32")
+        ),
     ),
 ]
 

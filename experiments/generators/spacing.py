@@ -73,14 +73,17 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
     x_text = params["x"]
     v = cast(float(x_text), fmt)
     gap = _gap_above(v, fmt)
+    nxt = v + gap  # exact: both are values of the format, and so is their sum
     p, _ = PRECISION[fmt.key]
     eps = 2.0 ** (1 - p)
     label = fmt.label
     prompt = {
-        "en": f"How far apart are `torch.tensor({x_text}, dtype=torch.{fmt.key})` and the next "
-        f"larger {label} value?",
-        "id": f"Berapa jarak antara `torch.tensor({x_text}, dtype=torch.{fmt.key})` dan nilai "
-        f"{label} berikutnya yang lebih besar?",
+        "en": f"What is the smallest {label} value larger than "
+        f"`torch.tensor({x_text}, dtype=torch.{fmt.key})`? (Each choice is written exactly, with "
+        "as many digits as it needs.)",
+        "id": f"Berapa nilai {label} terkecil yang lebih besar dari "
+        f"`torch.tensor({x_text}, dtype=torch.{fmt.key})`? (Setiap pilihan ditulis persis, dengan "
+        "digit sebanyak yang diperlukan.)",
     }
     stored = exact(v)
     if v < fmt.tiny:
@@ -102,16 +105,20 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
             f"menyimpan {p} bit signifikan, jadi jarak antar-nilainya di sana 2^{e} × 2^{1 - p} "
             f"= {power_of_two(gap)}: jaraknya berlipat dua di setiap binade.",
         }
+    head["en"] += f" The next larger value is {stored} + {exact(gap)} = {exact(nxt)}."
+    head["id"] += f" Nilai berikutnya yang lebih besar adalah {stored} + {exact(gap)} = {exact(nxt)}."
     first: list[Option] = []
     below = v - step(v, fmt, -1)
     if below != gap:
-        first.append(miss("spacing-below", power_of_two(below)))
+        first.append(miss("spacing-below", exact(v + below)))
     if v < fmt.tiny:
         shrunk = 2.0 ** (math.floor(math.log2(v)) + 1 - p)
-        first.append(miss("subnormal-spacing-shrinks", power_of_two(shrunk)))
+        first.append(miss("subnormal-spacing-shrinks", exact(v + shrunk)))
     pool = [
-        miss("fp32-spacing", power_of_two(_float32_gap(v)), fmt=label),
-        miss("machine-epsilon", power_of_two(eps), eps=power_of_two(eps)),
+        miss("fp32-spacing", exact(v + _float32_gap(v)), fmt=label),
+        miss("machine-epsilon", exact(v + eps), eps=power_of_two(eps)),
+        miss("stored-exactly", fmt_decimal(Decimal(x_text) + Decimal(gap))),
+        miss("wrong-spacing", exact(step(v, fmt, 2)), fmt=label),
     ]
     other = OTHER[fmt.key]
     in_other = cast(v, other)
@@ -119,17 +126,14 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
         pool.append(
             miss(
                 "wrong-format",
-                power_of_two(_gap_above(in_other, other)),
+                exact(in_other + _gap_above(in_other, other)),
                 fmt=label,
                 other=other.label,
             )
         )
     rng.shuffle(pool)
-    fallback = [
-        miss("off-by-one-exponent", power_of_two(gap * 2)),
-        miss("off-by-one-exponent", power_of_two(gap / 2)),
-    ]
-    return Draft(prompt, Option(both(power_of_two(gap))), first + pool + fallback, head)
+    fallback = [miss("spacing-off-by-factor-2", exact(v + gap / 2))]
+    return Draft(prompt, Option(both(exact(nxt))), first + pool + fallback, head)
 
 
 # --------------------------------------------------------------------------- fp16 multiply
