@@ -151,10 +151,7 @@ def autocast_build(params: dict[str, Any], rng: random.Random) -> Draft:
         + " Daftar ini berbeda antara CPU dan CUDA serta antar-versi torch.",
     }
     wrong = [
-        _wrong(key, ops, right, [x, y])
-        for x in (low, F32)
-        for y in (low, F32)
-        if [x, y] != right
+        _wrong(key, ops, right, [x, y]) for x in (low, F32) for y in (low, F32) if [x, y] != right
     ]
     rng.shuffle(wrong)
     return Draft(prompt, Option(both(" ".join(right))), wrong, head)

@@ -115,6 +115,16 @@ def sig_fixed(value: float, digits: int = 3) -> str:
     return text.rstrip(".")
 
 
+def near_tie(value: Decimal, digits: int) -> bool:
+    """Whether ``value`` lies (within a thousandth of a unit) halfway between two numbers
+    of ``digits`` significant digits: rounding it there is ambiguous to a reader (and to
+    float arithmetic), so a question asking for those digits draws again."""
+    if value == 0:
+        return False
+    rest = abs(value).scaleb(digits - 1 - value.adjusted()) % 1
+    return abs(rest - Decimal("0.5")) <= Decimal("0.001")
+
+
 def decimal_string(mantissa: int, exponent10: int) -> str:
     """The decimal ``mantissa × 10^exponent10`` written canonically (a param's text)."""
     return fmt_decimal(Decimal(mantissa).scaleb(exponent10))

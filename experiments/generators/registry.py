@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from experiments.catalog import CATALOG, ParamError
+from experiments.generators.fmt import exact, power_of_two, printed
 
 #: Seeds are non-negative and fit in a signed 64-bit integer (SQLite, JSON).
 SEED_MAX = 2**63 - 1
@@ -143,6 +144,7 @@ _ENTRIES = [
         "Di mana jumlah berjalan 16-bit berhenti",
         ("dtype", "step"),
         "accumulation-precision",
+        answer_space=frozenset(printed(2.0**k) for k in range(4, 15)),
     ),
     _t(
         "fp16-sum",
@@ -164,20 +166,22 @@ _ENTRIES = [
         "Loss scale yang dibutuhkan gradien",
         ("grad",),
         "loss-scaling",
+        answer_space=frozenset(power_of_two(2.0**k) for k in range(10, 22)),
     ),
     _t(
         "gradscaler-scale",
-        "scaling",
+        "gradscaler",
         "loss-scaling",
         2,
         "GradScaler's scale after a run of steps",
         "Skala GradScaler setelah serangkaian langkah",
         ("init_scale", "growth_interval", "steps"),
         "loss-scaling",
+        answer_space=frozenset(exact(2.0**k) for k in range(8, 19)),
     ),
     _t(
         "clip-unscale",
-        "scaling",
+        "gradscaler",
         "grad-clipping",
         3,
         "Clipping with a GradScaler",
@@ -238,7 +242,7 @@ _ENTRIES = [
     ),
     _t(
         "lr-scaling",
-        "batching",
+        "schedule",
         "lr-scaling",
         2,
         "Learning rate for a new batch size",
@@ -248,7 +252,7 @@ _ENTRIES = [
     ),
     _t(
         "steps-per-epoch",
-        "batching",
+        "schedule",
         "epoch-end",
         2,
         "Optimizer steps per epoch",
@@ -258,7 +262,7 @@ _ENTRIES = [
     ),
     _t(
         "pipeline-bubble",
-        "batching",
+        "schedule",
         "pipeline",
         2,
         "The pipeline bubble",

@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
-from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,27 +42,33 @@ _MANT_POW = re.compile(r"^(-?\d+)×2\^(-?\d+)$")
 _LEADING = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)(?:\s*(?:%|[A-Za-z]+))?$")
 
 #: A number as a reader sees it: its value and how far the true value may lie from it
-#: (half a unit in the last digit shown; 0 for exact forms and whole numbers).
-Shown = tuple[Fraction, Fraction]
+#: (half a unit in the last digit shown; 0 for exact forms and whole numbers). Doubles:
+#: every exact form a choice uses (a binary value, 2^k, m×2^e, a whole number below 2^53)
+#: is one, and the rest carry a radius far above a double's rounding.
+Shown = tuple[float, float]
 
 
+@lru_cache(maxsize=4096)
 def choice_value(text: str) -> Shown | None:
     """The finite number a choice shows (``2^5 = 32``, ``3×2^-7``, ``1.5 GB``, ``12.5%``,
     ``0.0625``) with its rounding radius, or None (``inf``, ``nan``, ``torch.float16``)."""
     t = " ".join(text.split())
-    if m := _POWER.match(t):
-        return Fraction(2) ** int(m.group(1)), Fraction(0)
-    if m := _MANT_POW.match(t):
-        return int(m.group(1)) * Fraction(2) ** int(m.group(2)), Fraction(0)
-    if m := _LEADING.match(t):
-        try:
+    try:
+        if m := _POWER.match(t):
+            return math.ldexp(1.0, int(m.group(1))), 0.0
+        if m := _MANT_POW.match(t):
+            return math.ldexp(float(int(m.group(1))), int(m.group(2))), 0.0
+        if m := _LEADING.match(t):
             d = Decimal(m.group(1))
-        except InvalidOperation:  # pragma: no cover - the pattern admits only numbers
-            return None
-        exponent = d.as_tuple().exponent
-        assert isinstance(exponent, int)
-        whole = re.fullmatch(r"[-+]?\d+", m.group(1)) is not None
-        return Fraction(d), Fraction(0) if whole else Fraction(10) ** exponent / 2
+            exponent = d.as_tuple().exponent
+            assert isinstance(exponent, int)
+            whole = re.fullmatch(r"[-+]?\d+", m.group(1)) is not None
+            value = float(d)
+            if not math.isfinite(value):
+                return None
+            return value, 0.0 if whole else float(Decimal(5).scaleb(exponent - 1))
+    except (InvalidOperation, OverflowError):  # a number too large for a double
+        return None
     return None
 
 
@@ -74,9 +80,9 @@ def is_double(big: Shown, small: Shown) -> bool:
     return abs(b - 2 * s) <= hb + 2 * hs
 
 
-def param_values(params: Any) -> list[Fraction]:
+def param_values(params: Any) -> list[float]:
     """Every number in an instance's params (numbers, numeric strings, lists of them)."""
-    out: list[Fraction] = []
+    out: list[float] = []
     if isinstance(params, bool):
         return out
     if isinstance(params, dict):
@@ -86,7 +92,7 @@ def param_values(params: Any) -> list[Fraction]:
         for v in params:
             out += param_values(v)
     elif isinstance(params, (int, float)) and math.isfinite(params):
-        out.append(Fraction(params))
+        out.append(float(params))
     elif isinstance(params, str):
         shown = choice_value(params)
         if shown is not None:
@@ -97,7 +103,7 @@ def param_values(params: Any) -> list[Fraction]:
 Values = Sequence[Shown | None]
 
 
-def x2_pair(values: Values, _params: list[Fraction]) -> list[bool]:
+def x2_pair(values: Values, _params: list[float]) -> list[bool]:
     """Per choice: whether it is in a pair of choices where one is twice the other."""
     out = [False] * len(values)
     for i, a in enumerate(values):
@@ -107,7 +113,7 @@ def x2_pair(values: Values, _params: list[Fraction]) -> list[bool]:
     return out
 
 
-def ladder_middle(values: Values, _params: list[Fraction]) -> list[bool]:
+def ladder_middle(values: Values, _params: list[float]) -> list[bool]:
     """Per choice: whether both its half and its double are among the other choices."""
     out = []
     for i, a in enumerate(values):
@@ -120,12 +126,12 @@ def ladder_middle(values: Values, _params: list[Fraction]) -> list[bool]:
     return out
 
 
-def equals_input(values: Values, params: list[Fraction]) -> list[bool]:
+def equals_input(values: Values, params: list[float]) -> list[bool]:
     """Per choice: whether it shows a number given in the question's params."""
     return [v is not None and any(abs(v[0] - p) <= v[1] for p in params) for v in values]
 
 
-TELLS: dict[str, Callable[[Values, list[Fraction]], list[bool]]] = {
+TELLS: dict[str, Callable[[Values, list[float]], list[bool]]] = {
     "x2-pair": x2_pair,
     "ladder-middle": ladder_middle,
     "equals-input": equals_input,
