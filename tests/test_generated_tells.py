@@ -144,10 +144,18 @@ def test_pipeline_bubble_defines_the_share_and_never_passes_100_percent() -> Non
 
 
 def test_gradscaler_states_the_defaults_it_relies_on(batches: Batches) -> None:
+    import inspect
+
+    import torch
+
+    defaults = inspect.signature(torch.amp.GradScaler).parameters
+    assert defaults["growth_factor"].default == 2.0 and defaults["backoff_factor"].default == 0.5
+    assert defaults["growth_interval"].default == 2000
     for inst in batches["gradscaler-scale"][:50]:
         for lang in ("en", "id"):
             assert "growth_factor=2.0" in inst.prompt[lang]
             assert "backoff_factor=0.5" in inst.prompt[lang]
+            assert "2000" in inst.prompt[lang]  # growth_interval's default, which it is not
 
 
 def test_fp8_prompts_name_the_torch_version_and_e5m2_overflow_matches_ml_dtypes(

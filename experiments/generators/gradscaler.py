@@ -117,12 +117,14 @@ def scaler_build(params: dict[str, Any], rng: random.Random) -> Draft:
         "`scaler.step(optimizer)` and `scaler.update()`. The gradients were finite (✓) or "
         f"contained inf/NaN (✗) in this order:\n{marks}\n"
         "What does `scaler.get_scale()` return after the last step? (growth_factor and "
-        "backoff_factor are written out with their default values.)",
+        "backoff_factor are written out with their default values; growth_interval is set "
+        "far below its default of 2000.)",
         "id": code(src) + f"\nLalu pelatihan berjalan {len(steps)} langkah, masing-masing diakhiri "
         "`scaler.step(optimizer)` dan `scaler.update()`. Gradiennya berhingga (✓) atau mengandung "
         f"inf/NaN (✗) dengan urutan ini:\n{marks}\n"
         "Berapa nilai `scaler.get_scale()` setelah langkah terakhir? (growth_factor dan "
-        "backoff_factor ditulis dengan nilai bawaannya.)",
+        "backoff_factor ditulis dengan nilai bawaannya; growth_interval dibuat jauh di bawah "
+        "bawaannya, 2000.)",
     }
     path = " → ".join(exact(s) for s in [float(init), *trace])
     head = {
