@@ -9,13 +9,14 @@ deliberately broken templates below show that it does.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
-from experiments.generators import TEMPLATES, Instance, build_instance
+from experiments.generators import TEMPLATES, Instance, build_instance, generate
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
 from experiments.generators.registry import TemplateInfo
@@ -211,6 +212,17 @@ def test_autocast_offers_four_plausible_choices_and_uses_what_it_defines(
         body = code_block.split("autocast", 1)[1]
         for name in _defined_names("```" + code_block):
             assert re.search(rf"\b{name}\b", body), (name, code_block)
+
+
+def test_steps_per_epoch_has_four_distinct_choices_where_it_once_had_three(
+    batches: Batches,
+) -> None:
+    once = generate("steps-per-epoch", 5428)  # drew 1,008 samples / 16 GPUs / batches of 64
+    assert len(set(once.choices["en"])) == 4
+    for inst in [once, *batches["steps-per-epoch"]]:
+        p = inst.params
+        micro = math.ceil(math.ceil(p["dataset"] / p["gpus"]) / p["micro_batch"])
+        assert micro >= 2 * p["accumulation_steps"], p
 
 
 def test_accumulation_grad_defines_n_only_when_it_divides(batches: Batches) -> None:

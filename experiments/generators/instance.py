@@ -2,10 +2,11 @@
 
 A template builds a :class:`Draft`: the prompt, the right :class:`Option` and a list of
 candidate wrong options, each named after the misconception it stands for, in order of
-preference. :func:`assemble` keeps the first candidates whose text differs from the
-right answer and from each other, places the choices by a shuffle seeded from
-(template, seed) and writes the explanation, which names each distractor's
-misconception. The result, an :class:`Instance`, holds only JSON types.
+preference. :func:`assemble` drops candidates whose text equals the right answer or an
+earlier one, keeps the first set among which no tell (:mod:`.tells`: a ×2 pair, a
+×½/×1/×2 ladder, the input itself) singles out the right answer, places the choices by a
+shuffle seeded from (template, seed) and writes the explanation, which names each
+distractor's misconception. The result, an :class:`Instance`, holds only JSON types.
 """
 
 from __future__ import annotations

@@ -123,12 +123,18 @@ class _Sized(torch.utils.data.Dataset[int]):
 
 
 def _draw_epoch(rng: random.Random) -> dict[str, Any]:
-    return {
-        "dataset": rng.randint(1000, 200000),
-        "gpus": rng.choice((2, 4, 8, 16)),
-        "micro_batch": rng.choice((4, 6, 8, 12, 16, 24, 32, 64)),
-        "accumulation_steps": rng.randint(2, 16),
-    }
+    """Sizes with at least two accumulation windows per GPU (1,008 samples on 16 GPUs in
+    batches of 64 make one micro-batch: every distractor would collapse onto 0, 1 or 2)."""
+    while True:
+        params = {
+            "dataset": rng.randint(1000, 200000),
+            "gpus": rng.choice((2, 4, 8, 16)),
+            "micro_batch": rng.choice((4, 6, 8, 12, 16, 24, 32, 64)),
+            "accumulation_steps": rng.randint(2, 16),
+        }
+        per_gpu = -(-params["dataset"] // params["gpus"])
+        if -(-per_gpu // params["micro_batch"]) >= 2 * params["accumulation_steps"]:
+            return params
 
 
 def epoch_build(params: dict[str, Any], rng: random.Random) -> Draft:
