@@ -209,7 +209,7 @@ async def test_a_quiz_asks_a_ready_instance_fixed_for_the_session(
     }
     # After a restart (no pool, no worker) the session still shows the same instance.
     again = QuizSessions(db, gen_bank)
-    stored = await again.get(quiz.id)
+    stored = await sessions_store.get(again.db, quiz.id)
     assert stored is not None
     stored.position = position
     shown, order = again.current_question(stored)

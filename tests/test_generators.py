@@ -8,6 +8,7 @@ The 24,000 instances are generated once per module (about half a millisecond eac
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import statistics
@@ -26,7 +27,7 @@ import pytest
 
 from experiments.catalog import CATALOG, ParamError
 from experiments.generators import TEMPLATES, Instance, build_instance, generate, generate_batch
-from experiments.generators.fmt import exact, one_decimal, power_of_two, printed, sig
+from experiments.generators.fmt import exact, one_decimal, power_of_two, printed, sig, sig_fixed
 from experiments.generators.instance import Draft, Option, both, choice_key
 from experiments.generators.misconceptions import MISCONCEPTIONS, miss
 from experiments.generators.registry import TemplateInfo, UnknownTemplate, check_seed
@@ -36,9 +37,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(1000)
 
 
+@functools.cache
+def all_batches() -> dict[str, list[Instance]]:
+    """1,000 seeds of every template, generated once per test run (tests/test_generated_tells.py
+    uses them too)."""
+    return {name: generate_batch(name, SEEDS) for name in TEMPLATES}
+
+
 @pytest.fixture(scope="module")
 def batches() -> dict[str, list[Instance]]:
-    return {name: generate_batch(name, SEEDS) for name in TEMPLATES}
+    return all_batches()
 
 
 # --------------------------------------------------------------------------- registry
@@ -229,14 +237,15 @@ def test_ulp_spacing_matches_numpy_and_ml_dtypes(batches: dict[str, list[Instanc
         x = float(inst.params["x"])
         if inst.params["dtype"] == "float16":
             v = np.float16(np.float32(x))
-            gap = float(np.spacing(v))
+            nxt = float(np.nextafter(v, np.float16(np.inf)))
+            assert nxt - float(v) == float(np.spacing(v))
         else:
             v = ml_dtypes.bfloat16(np.float32(x))
             up = np.array([v]).view(np.uint16) + np.uint16(1)
-            gap = float(up.view(ml_dtypes.bfloat16)[0]) - float(v)
-        text = right_text(inst)
-        assert text == power_of_two(gap)
-        assert 2.0 ** int(text.split("^")[1].split()[0]) == gap
+            nxt = float(up.view(ml_dtypes.bfloat16)[0])
+        assert_same_value(right_text(inst), nxt)
+        gap = nxt - float(v)
+        assert power_of_two(gap) in inst.explanation["en"]  # the spacing is taught
 
 
 def test_fp16_multiply_matches_numpy(batches: dict[str, list[Instance]]) -> None:
@@ -321,7 +330,8 @@ def test_clip_unscale_matches_the_formula(batches: dict[str, list[Instance]]) ->
             want = g * min(1.0, c / (g + 1e-6))
         else:
             want = g * s * min(1.0, c / (g * s + 1e-6)) / s
-        assert right_text(inst) == sig(want), (p, want)
+        assert right_text(inst) == sig_fixed(want, 4), (p, want)
+        assert len(right_text(inst).split("e")[0].replace(".", "").lstrip("0")) == 4
 
 
 def test_low_precision_update_matches_a_python_loop(batches: dict[str, list[Instance]]) -> None:
@@ -377,7 +387,8 @@ def test_lr_scaling_follows_the_rule_for_the_optimizer(batches: dict[str, list[I
         p = inst.params
         ratio = p["new_batch"] / p["base_batch"]
         want = float(p["base_lr"]) * (ratio if p["optimizer"] == "SGD" else math.sqrt(ratio))
-        assert right_text(inst) == sig(want, 3)
+        assert right_text(inst) == sig_fixed(want, 3)
+        assert float(right_text(inst)) == pytest.approx(want, rel=5e-3)
 
 
 def test_steps_per_epoch_matches_the_formula(batches: dict[str, list[Instance]]) -> None:
@@ -421,13 +432,12 @@ def test_memory_templates_match_integer_formulas(batches: dict[str, list[Instanc
 def test_autocast_dtype_reports_what_torch_does(batches: dict[str, list[Instance]]) -> None:
     seen = {}
     for inst in batches["autocast-dtype"]:
-        seen[(inst.params["dtype"], inst.params["op"])] = right_text(inst)
+        for op, dtype in zip(inst.params["ops"], right_text(inst).split(), strict=True):
+            seen[(inst.params["dtype"], op)] = dtype
     # Facts that hold on every device and version: matmul is lowered, add of two fp32 is not.
     for low in ("bfloat16", "float16"):
-        if (low, "matmul") in seen:
-            assert seen[(low, "matmul")] == f"torch.{low}"
-        if (low, "add") in seen:
-            assert seen[(low, "add")] == "torch.float32"
+        assert seen[(low, "matmul")] == f"torch.{low}"
+        assert seen[(low, "add")] == "torch.float32"
 
 
 # --------------------------------------------------------------------------- validation

@@ -162,7 +162,7 @@ async def test_session_survives_a_restart(
     await db.close()
 
     after = QuizSessions(await open_db(), bank, clock=clock)
-    restored = await after.get(quiz.id)
+    restored = await sessions_store.get(after.db, quiz.id)
     assert restored is not None
     assert (
         restored.question_ids,

@@ -15,6 +15,9 @@ import torch
 
 _INT_VIEW = {2: torch.int16, 1: torch.uint8}
 
+#: The torch the answers were read from, as prompts name it ("2.13.0").
+TORCH_VERSION = torch.__version__.split("+")[0]
+
 
 @dataclass(frozen=True)
 class Format:

@@ -1,23 +1,25 @@
-"""Templates about batches: effective batch, accumulation loops, token losses, learning
-rates, steps per epoch and the pipeline bubble (torch).
+"""Templates about batches: effective batch, accumulation loops and token losses (torch).
 
-Where the answer is arithmetic, torch does it on tensors (and, for steps per epoch,
-torch's own DistributedSampler and DataLoader count the micro-batches); the tests
-check every instance against a plain-Python formula.
+Where the answer is arithmetic, torch does it on tensors; the tests check every instance
+against a plain-Python formula. Learning rates, steps per epoch and the pipeline bubble
+are in :mod:`.schedule`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import math
 import random
 from typing import Any
 
 import torch
-from torch.utils.data import DataLoader, DistributedSampler
 
-from experiments.generators.fmt import ASK, code, one_decimal, printed, sig
+from experiments.generators.fmt import (
+    ASK,
+    code,
+    printed,
+    sig,
+)
 from experiments.generators.instance import Draft, Option, both
 from experiments.generators.misconceptions import miss
 
@@ -28,9 +30,9 @@ BASE_LR, BASE_BATCH = 0.1, 256  # Goyal et al. 2017: lr 0.1 for batch 256 (SGD, 
 
 def _draw_effective(rng: random.Random) -> dict[str, Any]:
     return {
-        "gpus": rng.choice((2, 2, 4, 4, 8, 8, 16, 32, 64)),
-        "micro_batch": rng.choice((2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
-        "accumulation_steps": rng.randint(2, 16),
+        "gpus": rng.choice((2, 3, 4, 4, 6, 8, 8, 12, 16, 24, 32, 48, 64, 128)),
+        "micro_batch": rng.choice((1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)),
+        "accumulation_steps": rng.randint(2, 32),
     }
 
 
@@ -76,7 +78,7 @@ def effective_batch_build(params: dict[str, Any], rng: random.Random) -> Draft:
 def _draw_accumulation(rng: random.Random) -> dict[str, Any]:
     n = rng.choice((2, 4, 4))
     while True:
-        grads = [rng.choice((-1, 1)) * rng.randint(1, 12) / 4 for _ in range(n)]
+        grads = [rng.choice((-1, 1)) * rng.randint(1, 24) / 8 for _ in range(n)]
         total, last = sum(grads), grads[-1]
         values = {
             total,
@@ -103,9 +105,10 @@ def _accumulation_source(grads: list[float], divide: bool, inside: bool, lang: s
     lines = [
         "w = torch.zeros(1, requires_grad=True)",
         f"grads = [{listed}]   {comment[lang]}",
-        "N = len(grads)",
-        "for g in grads:",
     ]
+    if divide:  # N only where the loop uses it
+        lines.append("N = len(grads)")
+    lines.append("for g in grads:")
     if inside:
         lines.append("    w.grad = None")
     lines.append("    loss = g * w.sum()")
@@ -208,7 +211,13 @@ def _draw_tokens(rng: random.Random) -> dict[str, Any]:
         tokens = [rng.randint(20, 600) for _ in range(n)]
         means = [rng.randint(150, 420) / 100 for _ in range(n)]
         weighted = sum(m * t for m, t in zip(means, tokens, strict=True)) / sum(tokens)
-        if max(tokens) >= 2 * min(tokens) and abs(weighted - sum(means) / n) >= 0.002:
+        average = f"{sum(means) / n:.4f}"
+        if (
+            max(tokens) >= 2 * min(tokens)
+            and abs(weighted - sum(means) / n) >= 0.002
+            and len(set(means)) == n  # every micro-batch's loss is a different choice
+            and all(average != f"{m:.4f}" for m in means)
+        ):
             return {"tokens": tokens, "mean_losses": means}
 
 
@@ -245,206 +254,21 @@ def tokens_build(params: dict[str, Any], rng: random.Random) -> Draft:
         f"dari {n} rata-rata itu menghitung micro-batch {min(tokens)} token sama beratnya dengan "
         f"yang {max(tokens)} token; jumlahkan loss token lalu bagi dengan totalnya.",
     }
+    # Every choice is a mean the batch could have (between the smallest and largest
+    # micro-batch mean): no sum of means, no total over a count of micro-batches.
+    largest = max(range(n), key=lambda i: tokens[i])
     options = [
         miss("per-micro-batch-means", four(sum(means) / n)),
-        miss("summed-means", four(sum(means))),
         miss("last-logged-loss", four(means[-1])),
+        miss("first-logged-loss", four(means[0])),
     ]
     rng.shuffle(options)
-    fallback = [miss("divided-by-micro-batches", four(summed / n))]
+    fallback = [miss("largest-micro-batch-loss", four(means[largest]))]
     return Draft(prompt, Option(both(four(right))), options + fallback, head)
-
-
-# --------------------------------------------------------------------------- learning rate
-
-
-def _draw_lr(rng: random.Random) -> dict[str, Any]:
-    optimizer = rng.choice(("SGD", "Adam", "AdamW"))
-    base_batch = rng.choice((128, 256, 512, 1024))
-    factor = rng.choice((2, 3, 4, 6, 8, 16, 0.5, 0.25))
-    base_lr = (
-        rng.choice(("0.1", "0.05", "0.2"))
-        if optimizer == "SGD"
-        else rng.choice(("1e-04", "3e-04", "6e-04", "0.001"))
-    )
-    return {
-        "optimizer": optimizer,
-        "base_lr": base_lr,
-        "base_batch": base_batch,
-        "new_batch": int(base_batch * factor),
-    }
-
-
-def lr_build(params: dict[str, Any], rng: random.Random) -> Draft:
-    opt, b0, b1 = params["optimizer"], int(params["base_batch"]), int(params["new_batch"])
-    lr0 = torch.tensor(float(params["base_lr"]), dtype=torch.float64)
-    ratio = torch.tensor(b1 / b0, dtype=torch.float64)
-    linear = float((lr0 * ratio).item())
-    sqrt = float((lr0 * ratio.sqrt()).item())
-    inv_linear = float((lr0 / ratio).item())
-    inv_sqrt = float((lr0 / ratio.sqrt()).item())
-    is_sgd = opt == "SGD"
-    right = linear if is_sgd else sqrt
-    base = params["base_lr"]
-    prompt = {
-        "en": f"A model trains well with {opt} at learning rate {base} and batch size {b0}. "
-        f"The batch size becomes {b1}. Which learning rate does the usual scaling heuristic for "
-        f"{opt} suggest? (3 significant digits)",
-        "id": f"Sebuah model terlatih baik dengan {opt} pada learning rate {base} dan ukuran batch "
-        f"{b0}. Ukuran batch diubah menjadi {b1}. Learning rate berapa yang disarankan heuristik "
-        f"penskalaan yang lazim untuk {opt}? (3 angka penting)",
-    }
-    if is_sgd:
-        head = {
-            "en": f"For SGD the linear scaling rule (Goyal et al. 2017) multiplies the learning rate "
-            f"by the batch ratio: {base} × {b1}/{b0} = {sig(right, 3)}, with a warm-up for large "
-            "ratios.",
-            "id": f"Untuk SGD, aturan skala linear (Goyal dkk. 2017) mengalikan learning rate dengan "
-            f"rasio batch: {base} × {b1}/{b0} = {sig(right, 3)}, dengan warm-up untuk rasio besar.",
-        }
-    else:
-        head = {
-            "en": f"For Adam-type optimizers the square-root rule (Malladi et al. 2022) multiplies "
-            f"the learning rate by the square root of the batch ratio: {base} × √({b1}/{b0}) = "
-            f"{sig(right, 3)}. It is a heuristic; check it on a short run.",
-            "id": f"Untuk optimizer keluarga Adam, aturan akar kuadrat (Malladi dkk. 2022) mengalikan "
-            f"learning rate dengan akar rasio batch: {base} × √({b1}/{b0}) = {sig(right, 3)}. Ini "
-            "heuristik; periksa dengan run singkat.",
-        }
-    options = [
-        miss("sqrt-rule-for-sgd", sig(sqrt, 3))
-        if is_sgd
-        else miss("linear-rule-for-adam", sig(linear, 3)),
-        miss("lr-unchanged", sig(float(lr0.item()), 3)),
-        miss("inverse-scaling", sig(inv_linear if is_sgd else inv_sqrt, 3)),
-    ]
-    rng.shuffle(options)
-    fallback = [miss("inverse-scaling", sig(inv_sqrt if is_sgd else inv_linear, 3))]
-    return Draft(prompt, Option(both(sig(right, 3))), options + fallback, head)
-
-
-# --------------------------------------------------------------------------- steps per epoch
-
-
-class _Sized(torch.utils.data.Dataset[int]):
-    def __init__(self, n: int) -> None:
-        self.n = n
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: int) -> int:
-        return i
-
-
-def _draw_epoch(rng: random.Random) -> dict[str, Any]:
-    return {
-        "dataset": rng.randint(1000, 200000),
-        "gpus": rng.choice((2, 4, 8, 16)),
-        "micro_batch": rng.choice((4, 6, 8, 12, 16, 24, 32, 64)),
-        "accumulation_steps": rng.randint(2, 16),
-    }
-
-
-def epoch_build(params: dict[str, Any], rng: random.Random) -> Draft:
-    d, gpus, mb, acc = (
-        int(params[k]) for k in ("dataset", "gpus", "micro_batch", "accumulation_steps")
-    )
-    data = _Sized(d)
-    sampler: DistributedSampler[int] = DistributedSampler(
-        data, num_replicas=gpus, rank=0, shuffle=False, drop_last=False
-    )
-    loader = DataLoader(data, batch_size=mb, sampler=sampler, drop_last=False)
-    per_gpu = len(sampler)
-    micro = len(loader)
-    right = math.ceil(micro / acc)
-    left = micro % acc
-    prompt = {
-        "en": f"A dataset of {d} samples is split across {gpus} GPUs by DistributedSampler "
-        f"(drop_last=False, the default), and each GPU's DataLoader uses batch_size={mb} "
-        f"(drop_last=False). The loop calls optimizer.step() after every {acc} micro-batches, "
-        "and once more at the end of the epoch if micro-batches are left over. How many "
-        "optimizer steps does one epoch take?",
-        "id": f"Sebuah dataset berisi {d} sampel dibagi ke {gpus} GPU oleh DistributedSampler "
-        f"(drop_last=False, bawaannya), dan DataLoader di tiap GPU memakai batch_size={mb} "
-        f"(drop_last=False). Loop memanggil optimizer.step() setiap {acc} micro-batch, dan sekali "
-        "lagi di akhir epoch jika masih ada micro-batch yang tersisa. Berapa langkah optimizer "
-        "dalam satu epoch?",
-    }
-    left_en = f", plus one for the {left} left over" if left else ""
-    left_id = f", ditambah satu untuk {left} sisanya" if left else ""
-    head = {
-        "en": f"DistributedSampler gives each GPU ceil({d}/{gpus}) = {per_gpu} samples (padding "
-        f"by repeating a few), the DataLoader makes ceil({per_gpu}/{mb}) = {micro} micro-batches "
-        f"of them, and stepping every {acc}{left_en} gives ceil({micro}/{acc}) = {right}.",
-        "id": f"DistributedSampler memberi tiap GPU ceil({d}/{gpus}) = {per_gpu} sampel (dengan "
-        f"mengulang beberapa sampel sebagai padding), DataLoader membaginya menjadi "
-        f"ceil({per_gpu}/{mb}) = {micro} micro-batch, dan step setiap {acc}{left_id} memberi "
-        f"ceil({micro}/{acc}) = {right}.",
-    }
-    options = [
-        miss("drops-leftover-window", str(micro // acc)),
-        miss("forgot-world-size", str(math.ceil(math.ceil(d / mb) / acc))),
-        miss("step-per-micro-batch", str(micro)),
-        miss("drops-last-micro-batch", str(math.ceil((per_gpu // mb) / acc))),
-    ]
-    rng.shuffle(options)
-    fallback = [
-        miss("extra-final-step" if left == 0 else "off-by-one", str(right + 1)),
-        miss("off-by-one", str(right - 1)),
-    ]
-    return Draft(prompt, Option(both(str(right))), options + fallback, head)
-
-
-# --------------------------------------------------------------------------- pipeline bubble
-
-
-def _draw_pipeline(rng: random.Random) -> dict[str, Any]:
-    return {
-        "stages": rng.randint(3, 16),
-        "micro_batches": rng.choice((4, 6, 8, 12, 16, 24, 32, 48, 64)),
-    }
-
-
-def pipeline_build(params: dict[str, Any], rng: random.Random) -> Draft:
-    p, m = int(params["stages"]), int(params["micro_batches"])
-    slots = torch.arange(m + p - 1)
-    stage = torch.arange(p)[:, None]
-    busy = (slots >= stage) & (slots < stage + m)  # GPipe: stage s runs micro-batch i at slot s + i
-    idle, total = int((~busy).sum().item()), busy.numel()
-    right = one_decimal(100 * idle, total) + "%"
-    prompt = {
-        "en": f"A GPipe-style pipeline has {p} stages and splits every batch into {m} "
-        "micro-batches; each stage takes the same time per micro-batch. Counting forward "
-        "passes only, what fraction of the stages' time is idle (the bubble)? (percent, one decimal)",
-        "id": f"Sebuah pipeline bergaya GPipe punya {p} stage dan membagi setiap batch menjadi {m} "
-        "micro-batch; setiap stage butuh waktu yang sama per micro-batch. Dengan menghitung "
-        "forward pass saja, berapa bagian waktu stage yang menganggur (bubble)? (persen, satu desimal)",
-    }
-    head = {
-        "en": f"With equal stage times the schedule takes m + p − 1 = {m + p - 1} slots; each stage "
-        f"works in m = {m} of them and idles in p − 1 = {p - 1}, so the bubble is (p − 1)/(m + p − 1) "
-        f"= {p - 1}/{m + p - 1} = {right} (Huang et al., GPipe, 2019). More micro-batches shrink it.",
-        "id": f"Dengan waktu stage yang sama, jadwalnya butuh m + p − 1 = {m + p - 1} slot; setiap "
-        f"stage bekerja di m = {m} slot dan menganggur di p − 1 = {p - 1}, jadi bubble-nya "
-        f"(p − 1)/(m + p − 1) = {p - 1}/{m + p - 1} = {right} (Huang dkk., GPipe, 2019). Makin "
-        "banyak micro-batch, makin kecil bubble-nya.",
-    }
-    options = [
-        miss("bubble-over-micro-batches", one_decimal(100 * (p - 1), m) + "%"),
-        miss("bubble-ignores-micro-batches", one_decimal(100 * (p - 1), p) + "%"),
-        miss("bubble-off-by-one", one_decimal(100 * p, m + p) + "%"),
-    ]
-    rng.shuffle(options)
-    fallback = [miss("bubble-one-slot", one_decimal(100, m + 1) + "%")]
-    return Draft(prompt, Option(both(right)), options + fallback, head)
 
 
 IMPLS = {
     "effective-batch": (_draw_effective, effective_batch_build),
     "accumulation-grad": (_draw_accumulation, accumulation_build),
     "uneven-tokens": (_draw_tokens, tokens_build),
-    "lr-scaling": (_draw_lr, lr_build),
-    "steps-per-epoch": (_draw_epoch, epoch_build),
-    "pipeline-bubble": (_draw_pipeline, pipeline_build),
 }

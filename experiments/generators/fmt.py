@@ -103,6 +103,28 @@ def sig(value: float, digits: int = 4) -> str:
     return text
 
 
+def sig_fixed(value: float, digits: int = 3) -> str:
+    """``value`` to exactly ``digits`` significant digits, trailing zeros kept, as a prompt
+    that asks for "3 significant digits" shows every choice: 1.00, 0.100, 7.50e-05."""
+    if value == 0:
+        return "0." + "0" * (digits - 1) if digits > 1 else "0"
+    text = f"{value:#.{digits}g}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        return f"{mant.rstrip('.')}e{int(exp):+03d}"
+    return text.rstrip(".")
+
+
+def near_tie(value: Decimal, digits: int) -> bool:
+    """Whether ``value`` lies (within a thousandth of a unit) halfway between two numbers
+    of ``digits`` significant digits: rounding it there is ambiguous to a reader (and to
+    float arithmetic), so a question asking for those digits draws again."""
+    if value == 0:
+        return False
+    rest = abs(value).scaleb(digits - 1 - value.adjusted()) % 1
+    return abs(rest - Decimal("0.5")) <= Decimal("0.001")
+
+
 def decimal_string(mantissa: int, exponent10: int) -> str:
     """The decimal ``mantissa × 10^exponent10`` written canonically (a param's text)."""
     return fmt_decimal(Decimal(mantissa).scaleb(exponent10))

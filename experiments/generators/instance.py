@@ -2,14 +2,16 @@
 
 A template builds a :class:`Draft`: the prompt, the right :class:`Option` and a list of
 candidate wrong options, each named after the misconception it stands for, in order of
-preference. :func:`assemble` keeps the first candidates whose text differs from the
-right answer and from each other, places the choices by a shuffle seeded from
-(template, seed) and writes the explanation, which names each distractor's
-misconception. The result, an :class:`Instance`, holds only JSON types.
+preference. :func:`assemble` drops candidates whose text equals the right answer or an
+earlier one, keeps the first set among which no tell (:mod:`.tells`: a ×2 pair, a
+×½/×1/×2 ladder, the input itself) singles out the right answer, places the choices by a
+shuffle seeded from (template, seed) and writes the explanation, which names each
+distractor's misconception. The result, an :class:`Instance`, holds only JSON types.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -17,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from experiments.generators.tells import fair
 
 LANGS = ("id", "en")
 N_CHOICES = 4
@@ -137,6 +141,18 @@ def choice_key(text: str) -> str:
 
 
 BULLET = "•"
+#: Distinct candidate distractors a fair set of choices is looked for among.
+MAX_CANDIDATES = 8
+
+
+def _fair_pick(right: Option, candidates: list[Option], k: int, params: Any) -> list[Option]:
+    """The first ``k`` candidates (in the template's order of preference) among which no
+    tell singles out the right answer (:func:`.tells.fair`); if no such set exists, the
+    first ``k``."""
+    for combo in itertools.combinations(candidates, k):
+        if fair([right.text["en"], *(o.text["en"] for o in combo)], params):
+            return list(combo)
+    return candidates[:k]
 
 
 def assemble(
@@ -153,9 +169,9 @@ def assemble(
     n = draft.n_choices or n_choices
     right = draft.right
     taken = [{lang: choice_key(right.text[lang]) for lang in LANGS}]
-    picked: list[Option] = []
+    distinct: list[Option] = []
     for option in draft.wrong:
-        if len(picked) == n - 1:
+        if len(distinct) == MAX_CANDIDATES:
             break
         keys = {lang: choice_key(option.text[lang]) for lang in LANGS}
         if any(keys[lang] == t[lang] for t in taken for lang in LANGS):
@@ -163,11 +179,12 @@ def assemble(
         if option.misconception is None or option.why is None:
             raise GeneratorBug(f"{template}: a distractor without a misconception")
         taken.append(keys)
-        picked.append(option)
-    if len(picked) < n - 1:
+        distinct.append(option)
+    if len(distinct) < n - 1:
         raise GeneratorBug(
-            f"{template}: seed {seed} has {len(picked) + 1} distinct choices, needs {n}"
+            f"{template}: seed {seed} has {len(distinct) + 1} distinct choices, needs {n}"
         )
+    picked = _fair_pick(right, distinct, n - 1, params)
     options: list[Option] = [right, *picked]
     order = list(range(n))
     rng_for(template, seed, "order").shuffle(order)

@@ -155,11 +155,11 @@ def activation_build(params: dict[str, Any], rng: random.Random) -> Draft:
     right = _gb(states + act_per_micro)
     prompt = {
         "en": f"A model with `n_params = {code_int(n)}` trains with mixed-precision Adam (16 bytes "
-        f"of model states per parameter). Its activations take {a_mb} MB per sample. A batch of "
+        f"of model states per parameter). Its activations take {a_mb} MB (10^6 bytes) per sample. A batch of "
         f"{batch} samples is processed as {k} accumulated micro-batches of {batch // k}. What is "
         "the peak memory of model states plus activations? (GB = 10^9 bytes, one decimal)",
         "id": f"Sebuah model dengan `n_params = {code_int(n)}` dilatih dengan Adam mixed precision "
-        f"(16 byte model state per parameter). Aktivasinya memakan {a_mb} MB per sampel. Batch "
+        f"(16 byte model state per parameter). Aktivasinya memakan {a_mb} MB (10^6 byte) per sampel. Batch "
         f"berisi {batch} sampel diproses sebagai {k} micro-batch berisi {batch // k} yang "
         "diakumulasi. Berapa memori puncak model state ditambah aktivasi? (GB = 10^9 byte, satu "
         "desimal)",
@@ -187,16 +187,19 @@ def activation_build(params: dict[str, Any], rng: random.Random) -> Draft:
 
 # --------------------------------------------------------------------------- tensor bytes
 
+#: Sizes of real layers: hidden sizes, sequence lengths, vocabularies (GPT-2, Llama).
+_SIZES = (
+    64, 77, 96, 128, 197, 256, 384, 512, 577, 768, 1000, 1024, 1536, 2048, 3072, 4096, 5120,
+    8192, 11008, 14336, 32000, 50257, 128256,
+)  # fmt: skip
 _DTYPES = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float64", "int8")
 
 
 def _draw_tensor(rng: random.Random) -> dict[str, Any]:
     dims = rng.choice((2, 2, 3))
-    shape = [
-        rng.choice((64, 128, 256, 512, 768, 1024, 2048, 3072, 4096, 8192)) for _ in range(dims)
-    ]
+    shape = [rng.choice(_SIZES) for _ in range(dims)]
     if dims == 3:
-        shape[0] = rng.choice((1, 2, 4, 8, 16, 32))
+        shape[0] = rng.choice((1, 2, 3, 4, 6, 8, 12, 16, 24, 32))
     return {"shape": shape, "dtype": rng.choice(_DTYPES)}
 
 

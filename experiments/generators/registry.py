@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from experiments.catalog import CATALOG, ParamError
+from experiments.generators.fmt import exact, power_of_two, printed
 
 #: Seeds are non-negative and fit in a signed 64-bit integer (SQLite, JSON).
 SEED_MAX = 2**63 - 1
@@ -40,6 +41,10 @@ class TemplateInfo:
     params: tuple[str, ...]
     demo: str | None = None
     n_choices: int = 4
+    #: Every right answer the template can give, when there are few (fewer than the 60
+    #: distinct answers in 100 seeds asked of the others): `quiztutor validate` then
+    #: checks that 100 seeds reach each of them and nothing else.
+    answer_space: frozenset[str] | None = None
 
     def title(self, lang: str = "en") -> str:
         return self.titles.get(lang, self.titles["en"])
@@ -54,7 +59,7 @@ def _t(
     id_: str,
     params: tuple[str, ...],
     demo: str | None,
-    n_choices: int = 4,
+    answer_space: frozenset[str] | None = None,
 ) -> TemplateInfo:
     return TemplateInfo(
         name,
@@ -64,7 +69,7 @@ def _t(
         {"en": en, "id": id_},
         params,
         demo,
-        n_choices,
+        answer_space=answer_space,
     )
 
 
@@ -139,6 +144,7 @@ _ENTRIES = [
         "Di mana jumlah berjalan 16-bit berhenti",
         ("dtype", "step"),
         "accumulation-precision",
+        answer_space=frozenset(printed(2.0**k) for k in range(4, 15)),
     ),
     _t(
         "fp16-sum",
@@ -160,20 +166,22 @@ _ENTRIES = [
         "Loss scale yang dibutuhkan gradien",
         ("grad",),
         "loss-scaling",
+        answer_space=frozenset(power_of_two(2.0**k) for k in range(10, 22)),
     ),
     _t(
         "gradscaler-scale",
-        "scaling",
+        "gradscaler",
         "loss-scaling",
         2,
         "GradScaler's scale after a run of steps",
         "Skala GradScaler setelah serangkaian langkah",
         ("init_scale", "growth_interval", "steps"),
         "loss-scaling",
+        answer_space=frozenset(exact(2.0**k) for k in range(8, 19)),
     ),
     _t(
         "clip-unscale",
-        "scaling",
+        "gradscaler",
         "grad-clipping",
         3,
         "Clipping with a GradScaler",
@@ -234,7 +242,7 @@ _ENTRIES = [
     ),
     _t(
         "lr-scaling",
-        "batching",
+        "schedule",
         "lr-scaling",
         2,
         "Learning rate for a new batch size",
@@ -244,7 +252,7 @@ _ENTRIES = [
     ),
     _t(
         "steps-per-epoch",
-        "batching",
+        "schedule",
         "epoch-end",
         2,
         "Optimizer steps per epoch",
@@ -254,7 +262,7 @@ _ENTRIES = [
     ),
     _t(
         "pipeline-bubble",
-        "batching",
+        "schedule",
         "pipeline",
         2,
         "The pipeline bubble",
@@ -309,11 +317,16 @@ _ENTRIES = [
         "autocast",
         "autocast",
         2,
-        "The dtype an op returns under autocast",
+        "The dtypes ops return under autocast",
         "Dtype keluaran op di bawah autocast",
-        ("dtype", "op"),
+        ("dtype", "ops"),
         "autocast",
-        n_choices=3,
+        answer_space=frozenset(
+            f"{x} {y}"
+            for low in ("torch.bfloat16", "torch.float16")
+            for x in (low, "torch.float32")
+            for y in (low, "torch.float32")
+        ),
     ),
 ]
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from experiments.generators._torch import (
     FORMATS,
+    TORCH_VERSION,
     Format,
     bracket,
     cast,
@@ -145,9 +146,9 @@ def _draw_bf16(rng: random.Random) -> dict[str, Any]:
 
 def _draw_e4m3(rng: random.Random) -> dict[str, Any]:
     r = rng.random()
-    if r < 0.45:
+    if r < 0.55:
         x = fresh(rng, "float8_e4m3fn", lambda r: plain(r, -2, 2, neg=0.15, max_value=440))
-    elif r < 0.63:
+    elif r < 0.66:
         x = str(rng.randint(449, 2000)) if rng.random() < 0.7 else plain(rng, 2, 2, max_value=1000)
         if float(x) <= 448:
             x = str(rng.randint(449, 600))
@@ -160,14 +161,14 @@ def _draw_e4m3(rng: random.Random) -> dict[str, Any]:
 
 def _draw_e5m2(rng: random.Random) -> dict[str, Any]:
     r = rng.random()
-    if r < 0.45:
-        x = fresh(rng, "float8_e5m2", lambda r: plain(r, -3, 4, neg=0.15, max_value=50000))
-    elif r < 0.63:
+    if r < 0.62:
+        x = fresh(rng, "float8_e5m2", lambda r: plain(r, -3, 4, neg=0.25, max_value=50000))
+    elif r < 0.72:
         x = str(rng.randint(57345, 100000))
-    elif r < 0.80:
+    elif r < 0.90:
         x = _midpoint(rng, E5M2, -14, 15)
     else:
-        x = plain(rng, -7, -5)
+        x = plain(rng, -6, -5, max_value=6e-5)
     return {"x": x}
 
 
@@ -185,11 +186,17 @@ def _round_build(fmt: Format, params: dict[str, Any], rng: random.Random) -> Dra
     label, key = fmt.label, fmt.key
     other = OTHER[key]
     f32 = float32(x)
+    version = {"en": "", "id": ""}
+    if fmt in (E4M3, E5M2):  # what a cast to FP8 does past the largest value is torch's choice
+        version = {
+            "en": f" (On the CPU with torch {TORCH_VERSION}.)",
+            "id": f" (Di CPU dengan torch {TORCH_VERSION}.)",
+        }
     prompt = {
-        "en": f"What value does `torch.tensor({x_text}, dtype=torch.{key})` hold? "
+        "en": f"What value does `torch.tensor({x_text}, dtype=torch.{key})` hold?{version['en']} "
         "(Each choice is written exactly, with as many digits as it needs.)",
-        "id": f"Nilai apa yang disimpan oleh `torch.tensor({x_text}, dtype=torch.{key})`? "
-        "(Setiap pilihan ditulis persis, dengan digit sebanyak yang diperlukan.)",
+        "id": f"Nilai apa yang disimpan oleh `torch.tensor({x_text}, dtype=torch.{key})`?"
+        f"{version['id']} (Setiap pilihan ditulis persis, dengan digit sebanyak yang diperlukan.)",
     }
     first: list[Option] = []
     pool: list[Option] = []
@@ -287,6 +294,16 @@ def _round_build(fmt: Format, params: dict[str, Any], rng: random.Random) -> Dra
     )
 
 
+#: torch's cast to float8_e5m2 does not saturate (checked with torch 2.13 on the CPU, and
+#: ml_dtypes agrees); saturating casts exist elsewhere (e.g. NVIDIA Transformer Engine).
+_E5M2_NOTE = {
+    "en": f" (torch {TORCH_VERSION}'s cast does not saturate, and ml_dtypes agrees; a "
+    "saturating FP8 cast, as some libraries offer, would give 57344 instead of inf.)",
+    "id": f" (Cast di torch {TORCH_VERSION} tidak menjepit, dan ml_dtypes sama; cast FP8 yang "
+    "menjepit, seperti yang ditawarkan beberapa pustaka, akan memberi 57344, bukan inf.)",
+}
+
+
 def _overflow(
     fmt: Format, x_text: str, x: float, f32: float, right: float
 ) -> tuple[Text, list[Option]]:
@@ -325,7 +342,8 @@ def _overflow(
         "en": f"{label}'s largest finite value is {mx}; the next step of its grid would be {nxt}, "
         f"so a value rounds down to {mx} only below the midpoint {mid}, and from there on it "
         f"overflows to inf. torch first rounds {x_text} to float32, {f32_text}, which is "
-        + (f"below {mid}: {exact(right)}." if math.isfinite(right) else f"not below {mid}: inf."),
+        + (f"below {mid}: {exact(right)}." if math.isfinite(right) else f"not below {mid}: inf.")
+        + _E5M2_NOTE["en"] * (fmt is E5M2),
         "id": f"Nilai berhingga terbesar {label} adalah {mx}; nilai grid berikutnya (seandainya "
         f"ada) adalah {nxt}, jadi sebuah nilai dibulatkan turun ke {mx} hanya jika di bawah titik tengah {mid}, dan "
         f"mulai dari situ menjadi inf. torch membulatkan {x_text} ke float32 dulu, {f32_text}, "
@@ -333,7 +351,8 @@ def _overflow(
             f"yang di bawah {mid}: {exact(right)}."
             if math.isfinite(right)
             else f"yang tidak di bawah {mid}: inf."
-        ),
+        )
+        + _E5M2_NOTE["id"] * (fmt is E5M2),
     }
     if math.isinf(right):
         direct = fmt.max if abs(x) < fmt.overflow_midpoint else right

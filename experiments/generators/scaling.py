@@ -1,14 +1,12 @@
-"""Templates about loss scaling, clipping, master weights and Adam in fp16 (torch).
-
-GradScaler questions run a real ``torch.amp.GradScaler('cpu')``; the rest compute
-with fp16/bf16 tensors on the CPU.
+"""Templates about the loss scale a gradient needs, master weights and Adam in fp16
+(torch): they compute with fp16/bf16 tensors on the CPU. GradScaler's own questions are in
+:mod:`.gradscaler`.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import warnings
 from decimal import Decimal
 from typing import Any
 
@@ -33,9 +31,17 @@ F16 = FORMATS["float16"]
 # --------------------------------------------------------------------------- loss scale
 
 
+#: The answers: S = 2^k for k here, each drawn equally often (the registry's answer space).
+LOSS_SCALE_EXPONENTS = range(10, 22)
+
+
 def _draw_loss_scale(rng: random.Random) -> dict[str, Any]:
-    mant = rng.randint(10, 99)
-    return {"grad": decimal_string(mant, rng.randint(-13, -7))}
+    """A two-digit gradient that needs S = 2^k, k drawn uniformly: g in (2^(-14-k),
+    2^(-13-k)), away from both ends (where fp16's rounding could move the answer)."""
+    k = rng.choice(LOSS_SCALE_EXPONENTS)
+    g = 2.0 ** (-14 - k) * rng.uniform(1.08, 1.92)
+    e = math.floor(math.log10(g)) - 1
+    return {"grad": decimal_string(round(g / 10**e), e)}
 
 
 def loss_scale_build(params: dict[str, Any], rng: random.Random) -> Draft:
@@ -70,214 +76,18 @@ def loss_scale_build(params: dict[str, Any], rng: random.Random) -> Draft:
     options: list[Option] = []
     if k0 != k:
         options.append(miss("subnormals-keep-precision", power_of_two(2.0**k0)))
+    to_one = int(torch.ceil(-torch.log2(g)).item())  # the first S with g·S >= 1
+    to_eps = int(torch.ceil(-10 - torch.log2(g)).item())  # ... with g·S >= 2^-10
     pool = [
         miss("default-scale", power_of_two(2.0**16)),
         miss("off-by-one-exponent", power_of_two(2.0 ** (k + 1))),
         miss("off-by-one-exponent", power_of_two(2.0 ** (k - 1))),
+        miss("scale-to-one", power_of_two(2.0**to_one)),
+        miss("epsilon-as-threshold", power_of_two(2.0**to_eps)),
     ]
     rng.shuffle(pool)
     fallback = [miss("off-by-one-exponent", power_of_two(2.0 ** (k + 2)))]
     return Draft(prompt, Option(both(power_of_two(2.0**k))), options + pool + fallback, head)
-
-
-# --------------------------------------------------------------------------- GradScaler
-
-
-def _draw_scaler(rng: random.Random) -> dict[str, Any]:
-    n = rng.randint(8, 14)
-    p_overflow = rng.uniform(0.12, 0.35)
-    steps = "".join("x" if rng.random() < p_overflow else "o" for _ in range(n))
-    return {
-        "init_scale": 2 ** rng.randint(8, 16),
-        "growth_interval": rng.randint(2, 4),
-        "steps": steps,
-    }
-
-
-def run_scaler(init_scale: int, growth_interval: int, steps: str) -> list[float]:
-    """The scale after each step of a real GradScaler on the CPU ('x' = inf gradient).
-
-    Each step leaves a scaled gradient in ``w.grad`` (inf for an overflow) as backward of
-    a scaled loss would, then runs the scaler's own ``step`` (unscale, inf check, skip)
-    and ``update`` (backoff and growth).
-    """
-    w = torch.zeros(1, requires_grad=True)
-    optimizer = torch.optim.SGD([w], lr=0.0)
-    scaler = torch.amp.GradScaler(
-        "cpu", init_scale=float(init_scale), growth_interval=growth_interval
-    )
-    trace = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        scaler.scale(torch.zeros(()))  # the scaler creates its scale tensor lazily, here
-        for event in steps:
-            w.grad = torch.full((1,), math.inf if event == "x" else scaler.get_scale())
-            scaler.step(optimizer)
-            scaler.update()
-            trace.append(float(scaler.get_scale()))
-    return trace
-
-
-def simulate_scaler(
-    init: float,
-    interval: int,
-    steps: str,
-    *,
-    reset_on_overflow: bool = True,
-    backoff: bool = True,
-) -> float:
-    """GradScaler's rule in plain Python, with switches for the misconceptions."""
-    scale, clean = float(init), 0
-    for event in steps:
-        if event == "x":
-            if backoff:
-                scale *= 0.5
-            if reset_on_overflow:
-                clean = 0
-        else:
-            clean += 1
-            if clean >= interval:
-                scale *= 2.0
-                clean = 0
-    return scale
-
-
-def scaler_build(params: dict[str, Any], rng: random.Random) -> Draft:
-    init, gi, steps = int(params["init_scale"]), int(params["growth_interval"]), params["steps"]
-    trace = run_scaler(init, gi, steps)
-    right = trace[-1]
-    marks = " ".join("✓" if e == "o" else "✗" for e in steps)
-    src = f"scaler = torch.amp.GradScaler('cpu', init_scale={init}, growth_interval={gi})"
-    prompt = {
-        "en": code(src) + f"\nTraining then runs {len(steps)} steps, each ending in "
-        "`scaler.step(optimizer)` and `scaler.update()`. The gradients were finite (✓) or "
-        f"contained inf/NaN (✗) in this order:\n{marks}\n"
-        "What does `scaler.get_scale()` return after the last step?",
-        "id": code(src) + f"\nLalu pelatihan berjalan {len(steps)} langkah, masing-masing diakhiri "
-        "`scaler.step(optimizer)` dan `scaler.update()`. Gradiennya berhingga (✓) atau mengandung "
-        f"inf/NaN (✗) dengan urutan ini:\n{marks}\n"
-        "Berapa nilai `scaler.get_scale()` setelah langkah terakhir?",
-    }
-    path = " → ".join(exact(s) for s in [float(init), *trace])
-    head = {
-        "en": "GradScaler halves the scale on every step whose gradients hold inf/NaN (and skips "
-        f"that optimizer.step()), and doubles it after growth_interval = {gi} clean steps in a "
-        f"row; either event restarts the count. The scale went: {path}.",
-        "id": "GradScaler membagi dua skalanya di setiap langkah yang gradiennya mengandung inf/NaN "
-        f"(dan melewati optimizer.step() langkah itu), serta menggandakannya setelah growth_interval "
-        f"= {gi} langkah bersih berturut-turut; kedua kejadian itu memulai hitungan dari nol. "
-        f"Skalanya berubah: {path}.",
-    }
-    pool = [
-        miss(
-            "tracker-survives-overflow",
-            exact(simulate_scaler(init, gi, steps, reset_on_overflow=False)),
-        ),
-        miss("no-backoff", exact(simulate_scaler(init, gi, steps, backoff=False))),
-        miss("grows-every-step", exact(simulate_scaler(init, 1, steps))),
-        miss("growth-off-by-one", exact(simulate_scaler(init, gi + 1, steps))),
-        miss("scale-fixed", exact(float(init))),
-    ]
-    rng.shuffle(pool)
-    fallback = [
-        miss("off-by-one-exponent", exact(right * 2)),
-        miss("off-by-one-exponent", exact(right / 2)),
-    ]
-    return Draft(prompt, Option(both(exact(right))), pool + fallback, head)
-
-
-# --------------------------------------------------------------------------- clipping
-
-
-def _draw_clip(rng: random.Random) -> dict[str, Any]:
-    return {
-        "grad_norm": decimal_string(rng.randint(2, 200), -1),
-        "scale": 2 ** rng.randint(8, 16),
-        "max_norm": rng.choice(("0.5", "1.0", "2.0", "5.0")),
-        "unscale_first": rng.random() < 0.5,
-    }
-
-
-def clip_build(params: dict[str, Any], rng: random.Random) -> Draft:
-    g_text, scale, c_text = params["grad_norm"], int(params["scale"]), params["max_norm"]
-    unscale_first = bool(params["unscale_first"])
-    g, c = float(g_text), float(c_text)
-    w = torch.nn.Parameter(torch.zeros(1))
-    optimizer = torch.optim.SGD([w], lr=0.0)
-    scaler = torch.amp.GradScaler("cpu", init_scale=float(scale))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        loss = (w * g).sum()  # d loss / d w = g: the true gradient norm is g
-        scaler.scale(loss).backward()
-        if unscale_first:
-            scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_([w], max_norm=c)
-        else:
-            torch.nn.utils.clip_grad_norm_([w], max_norm=c)
-            scaler.unscale_(optimizer)
-    assert w.grad is not None
-    right = float(w.grad.norm().item())
-    comment = {"en": f"# the scaler's scale is {scale}", "id": f"# skala scaler: {scale}"}
-    src = {}
-    for lang in ("en", "id"):
-        lines = [
-            f"scaler.scale(loss).backward()   {comment[lang]}",
-            "scaler.unscale_(optimizer)",
-            f"torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm={c_text})",
-            "scaler.step(optimizer)",
-        ]
-        if not unscale_first:
-            lines[1], lines[2] = lines[2], lines[1]
-        src[lang] = "\n".join(lines)
-    prompt = {
-        "en": code(src["en"])
-        + f"\nThe true (unscaled) gradient norm is {g_text}. What is the gradient "
-        "norm when `scaler.step` applies the update? (4 significant digits)",
-        "id": code(src["id"])
-        + f"\nNorm gradien yang sebenarnya (tanpa skala) adalah {g_text}. Berapa "
-        "norm gradien saat `scaler.step` menerapkan update? (4 angka penting)",
-    }
-    clipped = min(g, c)
-    if unscale_first:
-        if g > c:
-            tail_en, tail_id = (
-                f"clips it to max_norm: {sig(right)}.",
-                f"memotongnya ke max_norm: {sig(right)}.",
-            )
-        else:
-            tail_en = f"leaves it alone, since it is below max_norm {c_text}: {sig(right)}."
-            tail_id = f"membiarkannya, karena di bawah max_norm {c_text}: {sig(right)}."
-        head = {
-            "en": f"unscale_ divides the gradients by the scale {scale} first, so clip_grad_norm_ "
-            f"sees the true norm {g_text} and {tail_en}",
-            "id": f"unscale_ membagi gradien dengan skala {scale} lebih dulu, jadi clip_grad_norm_ "
-            f"melihat norm sebenarnya, {g_text}, dan {tail_id}",
-        }
-        options = [miss("clip-before-unscale", sig(c / scale if g * scale > c else g))]
-        options.append(
-            miss("clip-sets-norm", sig(c)) if g < c else miss("clip-not-applied", sig(g))
-        )
-        options.append(miss("still-scaled", sig(clipped * scale)))
-    else:
-        head = {
-            "en": f"clip_grad_norm_ runs before unscale_, so it sees the scaled norm {g_text} × "
-            f"{scale} = {sig(g * scale)} and clips that to {c_text}; unscale_ then divides by "
-            f"{scale}: {c_text} / {scale} ≈ {sig(right)}. The update is far too small; call "
-            "scaler.unscale_(optimizer) before clipping.",
-            "id": f"clip_grad_norm_ berjalan sebelum unscale_, jadi ia melihat norm yang di-scale, "
-            f"{g_text} × {scale} = {sig(g * scale)}, dan memotongnya ke {c_text}; lalu unscale_ "
-            f"membaginya dengan {scale}: {c_text} / {scale} ≈ {sig(right)}. Update-nya jauh terlalu "
-            "kecil; panggil scaler.unscale_(optimizer) sebelum clipping.",
-        }
-        options = [miss("clip-sees-unscaled", sig(clipped)), miss("still-scaled", sig(c))]
-        if g != clipped:
-            options.append(miss("clip-not-applied", sig(g)))
-    rng.shuffle(options)
-    fallback = [
-        miss("off-by-one-exponent", sig(right * 2)),
-        miss("off-by-one-exponent", sig(right / 2)),
-    ]
-    return Draft(prompt, Option(both(sig(right))), options + fallback, head)
 
 
 # --------------------------------------------------------------------------- 16-bit weights
@@ -431,6 +241,14 @@ def adam_build(params: dict[str, Any], rng: random.Random) -> Draft:
         pool.append(miss("forgot-sqrt", printed(forgot_sqrt)))
     if eps16 != 0 and v16 == 0:
         pool.append(miss("eps-vanishes", "inf", eps=eps_text, eps16=sig(eps16)))
+    # eps under the square root, as some RMSprop-style code has it
+    inside = float((m / (v + eps).sqrt()).item())
+    if eps16 != 0 or v16 != 0:
+        pool.append(miss("eps-inside-sqrt", printed(inside)))
+    m32, v32, eps32 = (t.float() for t in (m, v, eps))
+    in_fp32 = float((m32 / (v32.sqrt() + eps32)).item())  # the same fp16 inputs, no fp16 result
+    if math.isfinite(in_fp32):
+        pool.append(miss("fp32-result", printed(in_fp32)))
     rng.shuffle(pool)
     fallback = []
     if math.isfinite(right):
@@ -444,8 +262,6 @@ def adam_build(params: dict[str, Any], rng: random.Random) -> Draft:
 
 IMPLS = {
     "loss-scale-needed": (_draw_loss_scale, loss_scale_build),
-    "gradscaler-scale": (_draw_scaler, scaler_build),
-    "clip-unscale": (_draw_clip, clip_build),
     "low-precision-update": (_draw_update, update_build),
     "adam-eps-fp16": (_draw_adam, adam_build),
 }

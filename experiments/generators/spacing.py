@@ -73,14 +73,17 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
     x_text = params["x"]
     v = cast(float(x_text), fmt)
     gap = _gap_above(v, fmt)
+    nxt = v + gap  # exact: both are values of the format, and so is their sum
     p, _ = PRECISION[fmt.key]
     eps = 2.0 ** (1 - p)
     label = fmt.label
     prompt = {
-        "en": f"How far apart are `torch.tensor({x_text}, dtype=torch.{fmt.key})` and the next "
-        f"larger {label} value?",
-        "id": f"Berapa jarak antara `torch.tensor({x_text}, dtype=torch.{fmt.key})` dan nilai "
-        f"{label} berikutnya yang lebih besar?",
+        "en": f"What is the smallest {label} value larger than "
+        f"`torch.tensor({x_text}, dtype=torch.{fmt.key})`? (Each choice is written exactly, with "
+        "as many digits as it needs.)",
+        "id": f"Berapa nilai {label} terkecil yang lebih besar dari "
+        f"`torch.tensor({x_text}, dtype=torch.{fmt.key})`? (Setiap pilihan ditulis persis, dengan "
+        "digit sebanyak yang diperlukan.)",
     }
     stored = exact(v)
     if v < fmt.tiny:
@@ -102,16 +105,22 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
             f"menyimpan {p} bit signifikan, jadi jarak antar-nilainya di sana 2^{e} × 2^{1 - p} "
             f"= {power_of_two(gap)}: jaraknya berlipat dua di setiap binade.",
         }
+    head["en"] += f" The next larger value is {stored} + {exact(gap)} = {exact(nxt)}."
+    head["id"] += (
+        f" Nilai berikutnya yang lebih besar adalah {stored} + {exact(gap)} = {exact(nxt)}."
+    )
     first: list[Option] = []
     below = v - step(v, fmt, -1)
     if below != gap:
-        first.append(miss("spacing-below", power_of_two(below)))
+        first.append(miss("spacing-below", exact(v + below)))
     if v < fmt.tiny:
         shrunk = 2.0 ** (math.floor(math.log2(v)) + 1 - p)
-        first.append(miss("subnormal-spacing-shrinks", power_of_two(shrunk)))
+        first.append(miss("subnormal-spacing-shrinks", exact(v + shrunk)))
     pool = [
-        miss("fp32-spacing", power_of_two(_float32_gap(v)), fmt=label),
-        miss("machine-epsilon", power_of_two(eps), eps=power_of_two(eps)),
+        miss("fp32-spacing", exact(v + _float32_gap(v)), fmt=label),
+        miss("machine-epsilon", exact(v + eps), eps=power_of_two(eps)),
+        miss("stored-exactly", fmt_decimal(Decimal(x_text) + Decimal(gap))),
+        miss("wrong-spacing", exact(step(v, fmt, 2)), fmt=label),
     ]
     other = OTHER[fmt.key]
     in_other = cast(v, other)
@@ -119,24 +128,21 @@ def ulp_build(params: dict[str, Any], rng: random.Random) -> Draft:
         pool.append(
             miss(
                 "wrong-format",
-                power_of_two(_gap_above(in_other, other)),
+                exact(in_other + _gap_above(in_other, other)),
                 fmt=label,
                 other=other.label,
             )
         )
     rng.shuffle(pool)
-    fallback = [
-        miss("off-by-one-exponent", power_of_two(gap * 2)),
-        miss("off-by-one-exponent", power_of_two(gap / 2)),
-    ]
-    return Draft(prompt, Option(both(power_of_two(gap))), first + pool + fallback, head)
+    fallback = [miss("spacing-off-by-factor-2", exact(v + gap / 2))]
+    return Draft(prompt, Option(both(exact(nxt))), first + pool + fallback, head)
 
 
 # --------------------------------------------------------------------------- fp16 multiply
 
 
 def _draw_multiply(rng: random.Random) -> dict[str, Any]:
-    target = math.exp(rng.uniform(math.log(2e4), math.log(2e5)))
+    target = math.exp(rng.uniform(math.log(1e4), math.log(1.1e5)))  # about 1 in 5 overflows
     a_digits, b_digits = rng.choice((3, 4)), rng.choice((3, 4))
 
     def draw_a(r: random.Random) -> str:
@@ -231,6 +237,7 @@ def _successors(key: str, step_value: float) -> tuple[int, ...]:
     return tuple(sums.view(view).tolist())
 
 
+@lru_cache(maxsize=4096)  # steps repeat across seeds; the walk takes thousands of steps
 def running_sum(key: str, step_value: float, n: int) -> tuple[float, int]:
     """(value, additions made before it stopped changing) of n steps of ``s = s + step``."""
     table = _successors(key, step_value)
@@ -245,20 +252,28 @@ def running_sum(key: str, step_value: float, n: int) -> tuple[float, int]:
     return value_of_bits(i, FORMATS[key]), count
 
 
-def _draw_stall(rng: random.Random) -> dict[str, Any]:
-    dtype = "float16" if rng.random() < 0.65 else "bfloat16"
-    if rng.random() < 0.2:
-        s = fmt_decimal(Decimal(2) ** rng.randint(-3, 1))
-    else:
-        digits = rng.choice((1, 2))
-        s = decimal_string(
-            rng.randrange(10 ** (digits - 1), 10**digits),
-            rng.randint(-3 if dtype == "float16" else -2, 0) - digits + 1,
-        )
-    return {"dtype": dtype, "step": s}
-
-
+#: Where a running sum stops is a power of two (the first binade whose half-spacing
+#: exceeds the step): 2^4..2^14, each drawn equally often (the registry's answer space).
+STALL_EXPONENTS = range(4, 15)
 STALL_LOOPS = 100_000
+
+
+def _draw_stall(rng: random.Random) -> dict[str, Any]:
+    """A dtype and a step of one or two digits whose running sum stops at 2^k, k drawn
+    uniformly from STALL_EXPONENTS: the sum stops at the first binade [2^k, 2^(k+1)) whose
+    half-spacing 2^(k - bits) is no smaller than the step, so steps are drawn between
+    2^(k - bits - 1) and 2^(k - bits) (again until torch agrees, for the digits' rounding)."""
+    dtype = "float16" if rng.random() < 0.6 else "bfloat16"
+    fmt = FORMATS[dtype]
+    bits, _ = PRECISION[dtype]
+    k = rng.choice(STALL_EXPONENTS)
+    while True:
+        s = 2.0 ** (k - bits - 1) * rng.uniform(1.02, 1.98)
+        digits = rng.choice((1, 2, 2))
+        e = math.floor(math.log10(s)) - digits + 1
+        text = decimal_string(max(1, round(s / 10**e)), e)
+        if running_sum(dtype, cast(float(text), fmt), STALL_LOOPS)[0] == 2.0**k:
+            return {"dtype": dtype, "step": text}
 
 
 def stall_build(params: dict[str, Any], rng: random.Random) -> Draft:
@@ -309,7 +324,7 @@ def stall_build(params: dict[str, Any], rng: random.Random) -> Draft:
 
 def _draw_sum(rng: random.Random) -> dict[str, Any]:
     n = rng.randint(1000, 8192)
-    target = math.exp(rng.uniform(math.log(1e4), math.log(2.5e5)))
+    target = math.exp(rng.uniform(math.log(1e4), math.log(1.2e5)))  # about 1 in 4 overflows
     v = target / n
     e = math.floor(math.log10(v))
 

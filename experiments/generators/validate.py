@@ -4,8 +4,12 @@
 all is well). Per instance: the texts fit the quiz schema's and Discord's limits, every
 locale is there, no two choices are equal after formatting (the right answer least of
 all), the params are the registry's, each distractor names a known misconception.
+Every template shows :data:`N_CHOICES` (4) choices, and every percentage lies in 0-100 %.
 Over the seeds: the right answer is not always the longest (or shortest) choice and not
-always in one position, and the same seed gives the same instance.
+always in one position, no tell picks it more often than chance (:mod:`.tells`: a ×2/÷2
+pair, the middle of a ×½/×1/×2 ladder, equal to the input; over 1,000 seeds or more),
+right answers vary (at least 60 distinct in the first 100 seeds, or every answer of a
+declared small answer space reached), and the same seed gives the same instance.
 
 This module imports no torch itself; generating does (in the worker or the CLI).
 """
@@ -17,9 +21,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from experiments.catalog import CATALOG
-from experiments.generators.instance import LANGS, Instance, choice_key
+from experiments.generators.instance import LANGS, N_CHOICES, Instance, choice_key
 from experiments.generators.misconceptions import MISCONCEPTIONS
 from experiments.generators.registry import TEMPLATES, TemplateInfo
+from experiments.generators.tells import percent_problems, tell_problems, variety_problems
 
 #: The quiz schema's limits (bot/quizbank/schema.py), which keep texts inside Discord's.
 PROMPT_MAX = 1000
@@ -46,6 +51,8 @@ def instance_problems(inst: Instance, info: TemplateInfo | None = None) -> list[
     expected = info.n_choices if info else None
     if not MIN_CHOICES <= n <= MAX_CHOICES or (expected and n != expected):
         out.append(f"has {n} choices, expected {expected or f'{MIN_CHOICES}-{MAX_CHOICES}'}")
+    elif info is not None and n != N_CHOICES:
+        out.append(f"has {n} choices; every template shows {N_CHOICES}")
     if not 0 <= inst.answer < n:
         out.append(f"answer {inst.answer} is out of range 0-{n - 1}")
         return out
@@ -86,6 +93,7 @@ def instance_problems(inst: Instance, info: TemplateInfo | None = None) -> list[
                 out.append(
                     f"distractor {inst.choices['en'][i]!r} names unknown misconception {name!r}"
                 )
+    out += percent_problems(inst)
     if info is not None:
         if sorted(inst.params) != sorted(info.params):
             out.append(
@@ -144,6 +152,8 @@ def batch_problems(
                 out.append(
                     f"{name}: the right answer is the shortest {lang} choice in all {len(usable)} instances"
                 )
+    out += tell_problems(name, usable)
+    out += variety_problems(name, usable, info.answer_space if info else None)
     return out
 
 
