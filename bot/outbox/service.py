@@ -75,6 +75,14 @@ class OutboxService:
         # Per kind: where to look for a copy before resending after an unknown outcome.
         self.finders: dict[str, Finder] = {}
 
+    def register(self, kind: str, send: Sender, find: Finder | None = None) -> None:
+        """This process sends owed items of `kind` with `send`; `find` looks for the copy
+        an attempt of unknown outcome may have left (kinds whose resend is harmless need
+        none)."""
+        self.senders[kind] = send
+        if find is not None:
+            self.finders[kind] = find
+
     async def pending(self, guild_id: int) -> list[Outbox]:
         """Owed (of the kinds this service sends) and not yet delivered (nor refused for
         good), oldest first."""
