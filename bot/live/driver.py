@@ -74,7 +74,7 @@ class LiveDriver:
         self.owns_guild = owns_guild
         self.outbox = outbox or OutboxService(rounds.db)
         self.owner = self.outbox.owner
-        self.announcements = LiveAnnouncements(self.db, publisher, self.wake)
+        self.announcements = LiveAnnouncements(self.db, publisher, self.changes.changed)
         self.outbox.register(
             Owed.LIVE_REVEAL, self.announcements.send_reveal, self.announcements.find_reveal
         )
@@ -97,9 +97,6 @@ class LiveDriver:
         if self._sweeper is None:
             self._sweeper = asyncio.create_task(self._sweep_loop(), name="live-sweep")
 
-    def wake(self, round_id: int) -> None:
-        self.changes.changed(round_id)
-
     @property
     def running(self) -> set[int]:
         return set(self._runners)
@@ -107,7 +104,7 @@ class LiveDriver:
     async def take(self, round_id: int) -> bool:
         """Drive a round this process just opened (unless another process holds it)."""
         if round_id in self._runners:
-            self.wake(round_id)
+            self.changes.changed(round_id)
             return True
         return await self._drive(round_id)
 
@@ -183,7 +180,7 @@ class LiveDriver:
                 if round_id not in kept and round_id in self._runners:
                     log.warning("lost the lease on live round %s (%s)", round_id, self.owner)
                     self._lost.add(round_id)
-                    self.wake(round_id)
+                    self.changes.changed(round_id)
 
     async def close(self) -> None:
         """Stop driving (at shutdown, before the connection to Discord closes): let each
@@ -204,7 +201,7 @@ class LiveDriver:
                 loop_task.cancel()
                 await asyncio.gather(loop_task, return_exceptions=True)
         for round_id in held:
-            self.wake(round_id)
+            self.changes.changed(round_id)
         if tasks:
             _, late = await asyncio.wait(tasks, timeout=CLOSE_GRACE_S)
             for task in late:
@@ -379,7 +376,7 @@ class LiveDriver:
                         "a live round's message is gone; the round ends",
                         extra={"round_id": round_id, "reason": refused.reason},
                     )
-                self.wake(round_id)
+                self.changes.changed(round_id)
             except Exception as exc:
                 log_failure(log, f"ending live round {round_id}", exc)
 
@@ -396,4 +393,4 @@ class LiveDriver:
             log.info(
                 "a live round's thread was deleted; the round ends", extra={"round_id": row.id}
             )
-        self.wake(row.id)
+        self.changes.changed(row.id)
