@@ -4,7 +4,7 @@ one round per channel and a cap per server, the server's language for rounds."""
 
 from __future__ import annotations
 
-from bot.live import store as live_rows
+from bot.live import store
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
 from tests.support.live import (
@@ -138,7 +138,7 @@ async def test_the_servers_language_for_rounds(
         reply = await fake.click(first, answer_id(first, 0), host)
         assert reply.content.startswith("Your answer: A")
         await fake.slash(fake.admin, "quiz live language", language="host")
-        assert await bot.services.live.language(fake.guild.id) is None
+        assert await store.config_locale(bot.services.db, fake.guild.id) is None
 
 
 async def test_the_lobby_starts_by_itself_after_its_minute(
@@ -151,7 +151,7 @@ async def test_the_lobby_starts_by_itself_after_its_minute(
         thread, hall = live.thread, live.hall
         assert "<t:" in hall.text()  # when it starts by itself, in each member's time zone
         await rows_become(bot.services.db, "SELECT status FROM live_round", [("lobby",)])
-        row = await live_rows.get(bot.services.db, live.id)
+        row = await store.get(bot.services.db, live.id)
         assert row is not None and row.next_at is not None
         assert 59 <= (row.next_at - row.created_at).total_seconds() <= 61
         # The minute passes (by the database's clock): nobody pressed Start.

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.db.database import Database
+from bot.live import store
 from bot.live.driver import LiveDriver
 from bot.live.rounds import LiveRounds
 from bot.outbox.service import OutboxService
@@ -38,7 +39,7 @@ async def until(predicate: Callable[[], Any], what: str) -> Any:
 async def open_round(live: LiveRounds, questions: int = 3) -> int:
     row = await live.open(GUILD, CHANNEL, HOST, "en", None, questions, 10, seed=1)
     assert row.id is not None
-    await live.place(row.id, THREAD, True)
+    await store.place(live.db, row.id, THREAD, True)
     await live.set_up(row.id, 555)
     return row.id
 
@@ -54,9 +55,13 @@ async def process(
     live = LiveRounds(await open_db(), bank)
     await live.start()
     publisher = publisher or RecordingPublisher()
-    driver = LiveDriver(live, publisher, outbox=OutboxService(live.db, **outbox))
-    driver.pause = timedelta(seconds=0.05)
-    driver.lease = timedelta(seconds=1)
+    driver = LiveDriver(
+        live,
+        publisher,
+        outbox=OutboxService(live.db, **outbox),
+        pause=timedelta(seconds=0.05),
+        lease=timedelta(seconds=1),
+    )
     return live, driver, publisher
 
 
@@ -91,7 +96,7 @@ async def first_answered(
 def die(driver: LiveDriver) -> None:
     """The process is gone (kill -9): its tasks stop; its lease is never released."""
     driver._closing = True
-    for task in [*driver._runners.values(), driver._sweeper]:
+    for task in [*driver._runners.values(), driver._sweeper, driver._heartbeat]:
         if task is not None:
             task.cancel()
 
@@ -233,4 +238,79 @@ async def test_a_round_whose_step_ends_while_its_driver_stops_is_released_at_onc
     assert round_id in next_driver.running
     for each_live, each_driver in ((live, driver), (next_live, next_driver)):
         await each_driver.close()
+        await each_live.close()
+
+
+async def test_a_step_slower_than_the_lease_keeps_the_round_with_its_driver(
+    open_db: Callable[[], Awaitable[Database]], bank: QuizBank
+) -> None:
+    # Discord takes question 1's message only after three leases (1 s here): the
+    # process's heartbeat keeps the lease meanwhile, so the other process, looking all
+    # along, never takes the round (it would arm and post the question a second time).
+    publisher = HeldPublisher()
+    live, driver, _ = await process(open_db, bank, publisher)
+    other_live, other, _ = await process(open_db, bank, publisher)
+    round_id = await open_round(live)
+    await live.start_now(round_id, HOST, False, THREAD)
+    assert await driver.take(round_id)
+    await asyncio.wait_for(publisher.sending.wait(), WAIT_S)
+    loop = asyncio.get_running_loop()
+    held_until = loop.time() + 3 * driver.lease.total_seconds()
+    while loop.time() < held_until:
+        await other.sweep()
+        assert round_id not in other.running
+        await asyncio.sleep(0.1)  # the other process's next look
+    publisher.gate.set()
+    await until(lambda: publisher.of("question"), "question 1")
+    assert round_id in driver.running
+    for each_live, each_driver in ((live, driver), (other_live, other)):
+        await each_driver.close()
+        await each_live.close()
+
+
+class SilentPublisher(RecordingPublisher):
+    """Discord never answers the next reveal (nor takes it): `post_reveal` waits until
+    the process sending it dies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.silent_reveals = 1
+        self.waiting = asyncio.Event()
+
+    async def post_reveal(self, reveal: Any, nonce: str) -> int:
+        if self.silent_reveals:
+            self.silent_reveals -= 1
+            self.waiting.set()
+            await asyncio.Event().wait()  # until cancelled
+        return await super().post_reveal(reveal, nonce)
+
+
+async def test_a_reveal_its_process_died_sending_is_sent_by_the_next_at_once(
+    open_db: Callable[[], Awaitable[Database]], bank: QuizBank
+) -> None:
+    # The process dies while sending question 1's reveal: the process that takes the
+    # round over (its lease lapsed: 1 s here) sends it, after looking for the copy, not
+    # when the reveal's own claim would lapse (minutes).
+    discord = SilentPublisher()
+    live, driver, _ = await process(open_db, bank, discord)
+    round_id = await open_round(live, questions=2)
+    assert await driver.take(round_id)
+    await live.join(round_id, 201, THREAD)
+    await live.start_now(round_id, HOST, False, THREAD)
+    await until(lambda: discord.of("question"), "question 1")
+    await answer_all(live, round_id, 1, [201])
+    await asyncio.wait_for(discord.waiting.wait(), WAIT_S)
+    die(driver)
+    next_live, next_driver, _ = await process(open_db, bank, discord)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while round_id not in next_driver.running:
+        assert loop.time() < deadline, "the next process never took the round over"
+        await next_driver.sweep()
+        await asyncio.sleep(0.05)  # a poll interval, not a synchronisation point
+    await until(lambda: len(discord.of("question")) == 2, "question 2, after the reveal")
+    assert [number for number, _ in discord.of("reveal")] == [1]
+    assert discord.of("lookback") == [discord.of("question")[0][1]]  # looked first
+    await next_driver.close()
+    for each_live in (live, next_live):
         await each_live.close()

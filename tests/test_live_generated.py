@@ -13,6 +13,7 @@ import pytest
 from bot.common.errors import UserError
 from bot.db.database import Database
 from bot.demos.generated import InstancePool
+from bot.live import store
 from bot.live.rounds import LiveRounds
 from bot.quizbank import QuizBank
 from bot.quizbank.generated import GeneratedQuestion, template_key
@@ -48,7 +49,7 @@ async def test_a_round_stores_its_generated_instance_for_every_process(
         live = LiveRounds(await open_db(), gen_bank, pool=pool)
         row = await live.open(GUILD, CHANNEL, HOST, "en", "fmt", None, 10, seed=1)
         assert row.id is not None
-        await live.place(row.id, CHANNEL + 100, True)  # its thread
+        await store.place(live.db, row.id, CHANNEL + 100, True)  # its thread
     finally:
         await pool.close()
     # Without a count the round asks every written question and every ready template.

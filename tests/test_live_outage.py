@@ -17,9 +17,7 @@ from sqlalchemy.exc import OperationalError
 from bot.db.database import Database
 from bot.db.retry import outage
 from bot.db.tables.live import LiveQuestion
-from bot.live import answers_store
-from bot.live import steps_store as steps
-from bot.live import store as live_rows
+from bot.live import answers_store, steps_store, store
 from bot.live.answers_store import LivePending, Outcome
 from bot.live.rounds import LiveRounds
 from bot.quizbank import QuizBank
@@ -35,11 +33,11 @@ async def open_question(live: LiveRounds) -> int:
     """A round whose question 1 is open (its message out), as the driver leaves it."""
     row = await live.open(GUILD, CHANNEL, HOST, "en", None, 2, SECONDS, seed=1)
     assert row.id is not None
-    await live.place(row.id, THREAD, True)
+    await store.place(live.db, row.id, THREAD, True)
     await live.set_up(row.id, 555)
-    await steps.open_next(live.db, row.id, -1)
-    await steps.arm(live.db, row.id, 1, SECONDS)
-    await steps.posted(live.db, row.id, 1, 777, SECONDS, timedelta(seconds=1))
+    await steps_store.open_next(live.db, row.id, -1)
+    await steps_store.arm(live.db, row.id, 1, SECONDS)
+    await steps_store.posted(live.db, row.id, 1, 777, SECONDS, timedelta(seconds=1))
     return row.id
 
 
@@ -53,7 +51,7 @@ async def test_a_press_written_late_is_judged_and_scored_at_its_moment(
     await live.start()
     try:
         round_id = await open_question(live)
-        snap = await steps.snapshot(db, round_id)
+        snap = await steps_store.snapshot(db, round_id)
         assert snap is not None
         async with db.engine.begin() as conn:
             await conn.execute(
@@ -118,7 +116,7 @@ async def test_a_press_the_database_holds_up_is_deferred_then_answered(
     fake = discord_fake
     host, _, member = fake.users_list
     gate = asyncio.Event()
-    join = live_rows.join
+    join = store.join
 
     async def slow_join(db: Database, round_id: int, user_id: int) -> bool:
         await gate.wait()  # the database does not answer until the test says so
@@ -127,7 +125,7 @@ async def test_a_press_the_database_holds_up_is_deferred_then_answered(
     async with start_bot() as bot:
         await fake.slash(host, "quiz live start", questions=2, seconds=60)
         hall = await lobby(fake, await thread_of(fake, fake.channel))
-        monkeypatch.setattr(live_rows, "join", slow_join)
+        monkeypatch.setattr(store, "join", slow_join)
         held = await fake.click(hall, button_id(hall, "j"), member)  # within Discord's 3 s
         assert held.type == 5 and held.ephemeral  # deferred: "thinking..."
         gate.set()
@@ -159,7 +157,7 @@ async def test_a_database_that_stays_away_gets_a_try_again_not_a_traceback(
     async with start_bot():
         await fake.slash(host, "quiz live start", questions=2, seconds=60)
         hall = await lobby(fake, await thread_of(fake, fake.channel))
-        monkeypatch.setattr(live_rows, "join", refused)
+        monkeypatch.setattr(store, "join", refused)
         caplog.set_level(logging.INFO)
         told = await fake.click(hall, button_id(hall, "j"), citra)  # Indonesian
         shown = await told.wait_final(lambda m: not m.loading and bool(m.content))

@@ -2,7 +2,7 @@
 
 All start-up work happens in `setup_hook` (it runs once per process), never in
 `on_ready`, which fires again after every reconnect. The services are Discord-free
-(`bot.services`); the cogs are the adapter on top of this client. `started` is set once
+(`bot.common`); the cogs are the adapter on top of this client. `started` is set once
 the services run and every cog is loaded: a cog that has start-up work waits on it.
 """
 
@@ -165,15 +165,14 @@ class QuizTutorBot(commands.AutoShardedBot):
             # Jobs already running finish (a reveal being sent is recorded), no new ones
             # start; then the gateway: no reaction may arrive after the writer closed.
             await services.scheduler.stop()
-            # Live rounds' driver while Discord is still reachable: a message being sent
-            # is recorded, and the rounds are released for the next process.
-            await services.live.stop_driving()
             if services.demos is not None:
                 # While Discord can still be reached: the member of a running demo is told.
                 await services.demos.close()
             for task in self.background:
                 task.cancel()
             await asyncio.gather(*self.background, return_exceptions=True)
+        # Unloads the cogs (each stops what it owns, e.g. the live driver), then closes
+        # the connection to Discord.
         await super().close()
         if services is not None:
             await services.close()

@@ -16,9 +16,7 @@ from bot.common.errors import PublishRefused, StopReason
 from bot.db.database import Database
 from bot.db.tables.live import LiveRound
 from bot.db.tables.outbox import Outbox
-from bot.live import results_store as results
-from bot.live import steps_store as steps
-from bot.live import store as rows
+from bot.live import results_store, steps_store, store
 from bot.live.publisher import LivePublisher, Reveal, RoundView, Scoreboard
 from bot.live.rules import TOP, EndReason, distribution, fastest, rank
 from bot.outbox.rules import nonce
@@ -39,14 +37,14 @@ class LiveAnnouncements:
         self.changed = changed  # a round ended here: its driver looks at it now
 
     async def _round(self, item: Outbox) -> LiveRound:
-        row = None if item.round_id is None else await rows.get(self.db, item.round_id)
+        row = None if item.round_id is None else await store.get(self.db, item.round_id)
         if row is None or row.thread_id is None:
             raise PublishRefused(StopReason.NOT_FOUND)  # deleted with its server's data
         return row
 
     async def _gone(self, row: LiveRound, refused: PublishRefused) -> None:
         assert row.id is not None
-        if await steps.end(self.db, row.id, refusal_reason(refused)):
+        if await steps_store.end(self.db, row.id, refusal_reason(refused)):
             log.warning(
                 "Discord refused a live round's reveal; the round ends",
                 extra={"guild_id": row.guild_id, "round_id": row.id, "reason": refused.reason},
@@ -58,9 +56,9 @@ class LiveAnnouncements:
         row = await self._round(item)
         assert row.id is not None
         number = item.number
-        question = await results.question(self.db, row.id, number)
+        question = await results_store.question(self.db, row.id, number)
         order = list(row.choice_orders[number - 1])
-        answers = await results.answers_of(self.db, row.id, number)
+        answers = await results_store.answers_of(self.db, row.id, number)
         reveal = Reveal(
             RoundView.of(row),
             number,
@@ -84,7 +82,7 @@ class LiveAnnouncements:
         assert item.number is not None
         row = await self._round(item)
         assert row.id is not None
-        question = await results.question(self.db, row.id, item.number)
+        question = await results_store.question(self.db, row.id, item.number)
         if question is None or question.message_id is None:
             return None
         return await self.publisher.find_reveal(RoundView.of(row), question.message_id, since)
@@ -93,7 +91,7 @@ class LiveAnnouncements:
         assert item.id is not None
         row = await self._round(item)
         assert row.id is not None
-        standings = rank(await results.standings(self.db, row.id))
+        standings = rank(await results_store.standings(self.db, row.id))
         board = Scoreboard(
             RoundView.of(row),
             standings[:TOP],

@@ -5,11 +5,12 @@ Discord-free: messages go through a `LivePublisher` (the live cog implements it)
 round's state is in the database and the rule of its progress is
 `bot.live.rules.next_step`, so a round taken over after a crash or a restart goes on
 where it was: an open question keeps its deadline, an overdue one is revealed, the
-next follows. A process holds a round under a lease in the database (renewed while it
-drives it); when the holder dies the lease lapses and the next sweep of any process
-takes the round over. Reveals and scoreboards go through the outbox (owed in the
-transaction that closes a question), each with its nonce; a question's message carries
-a nonce of its own.
+next follows. A process holds a round under a lease in the database, which one
+heartbeat renews for all the rounds it drives (every third of the lease, however long
+a step waits for Discord); when the holder dies the lease lapses, and the sweep of any
+other process, timed to look again when the first lease lapses, takes the round over.
+Reveals and scoreboards go through the outbox (owed in the transaction that closes a
+question), each with its nonce; a question's message carries a nonce of its own.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from datetime import timedelta
 from bot.common.errors import PublishRefused
 from bot.db.retry import log_failure, retry_transient
 from bot.db.tables.live import LiveQuestion, LiveRound
-from bot.live import steps_store as steps
-from bot.live import store as rows
+from bot.live import steps_store, store
 from bot.live.announcements import LiveAnnouncements, refusal_reason
 from bot.live.editor import ThrottledEdits
 from bot.live.publisher import LivePublisher, RoundView
@@ -45,7 +45,10 @@ from bot.outbox.service import OutboxService
 log = logging.getLogger("quiztutor.live")
 
 TICK_S = 1.0  # a round is looked at at least this often (changes made by other processes)
-SWEEP_S = 5.0  # how often each process looks for rounds nobody holds
+SWEEP_S = 5.0  # how often each process looks for rounds nobody holds (sooner: a lapse)
+# After the first lease of another process is due to lapse, the sweep looks this much
+# later (the database's clock must have passed it).
+LAPSE_MARGIN_S = 0.1
 CLOSE_GRACE_S = 5.0  # at shutdown, for a round's step in progress to finish
 MIN_GAP_S = 0.2  # between two looks at one round (a burst of presses wakes it often)
 RETRY_S = 2.0  # after a step failed (the database or Discord unreachable)
@@ -61,41 +64,38 @@ class LiveDriver:
         *,
         owns_guild: Callable[[int], bool] = lambda guild_id: True,
         outbox: OutboxService | None = None,
+        pause: timedelta = timedelta(seconds=PAUSE_S),
+        lease: timedelta = LEASE,
     ) -> None:
         self.rounds = rounds
         self.db = rounds.db
+        self.changes = rounds.changes  # what members did here: a round to look at now
         self.publisher = publisher
         self.owns_guild = owns_guild
         self.outbox = outbox or OutboxService(rounds.db)
         self.owner = self.outbox.owner
-        self.announcements = LiveAnnouncements(self.db, publisher, self.wake)
-        self.outbox.senders[Owed.LIVE_REVEAL] = self.announcements.send_reveal
-        self.outbox.senders[Owed.LIVE_END] = self.announcements.send_scoreboard
-        self.outbox.finders[Owed.LIVE_REVEAL] = self.announcements.find_reveal
+        self.announcements = LiveAnnouncements(self.db, publisher, self.changes.changed)
+        self.outbox.register(
+            Owed.LIVE_REVEAL, self.announcements.send_reveal, self.announcements.find_reveal
+        )
+        self.outbox.register(Owed.LIVE_END, self.announcements.send_scoreboard)
         self.edits = ThrottledEdits(EDIT_EVERY_S, self._edit_refused)
-        self.pause = timedelta(seconds=PAUSE_S)
-        self.lease = LEASE  # renewed every third of it while this process drives a round
-        self.sweep_s = SWEEP_S
+        self.pause = pause  # between a reveal and the next question
+        self.lease = lease  # renewed every third of it while this process drives a round
         self._runners: dict[int, asyncio.Task[None]] = {}
-        self._wakes: dict[int, asyncio.Event] = {}
+        self._lost: set[int] = set()  # rounds another process took (this one stalled)
         # (round id, question message id) -> the count last wanted on it
         self._shown: dict[tuple[int, int], int] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._closing = False
-        rounds.on_change = self.wake
-        rounds.drivers.append(self)
 
     # -- the process's rounds ------------------------------------------------------------
 
     async def start(self) -> None:
         if self._sweeper is None:
             self._sweeper = asyncio.create_task(self._sweep_loop(), name="live-sweep")
-
-    def wake(self, round_id: int) -> None:
-        event = self._wakes.get(round_id)
-        if event is not None:
-            event.set()
 
     @property
     def running(self) -> set[int]:
@@ -104,7 +104,7 @@ class LiveDriver:
     async def take(self, round_id: int) -> bool:
         """Drive a round this process just opened (unless another process holds it)."""
         if round_id in self._runners:
-            self.wake(round_id)
+            self.changes.changed(round_id)
             return True
         return await self._drive(round_id)
 
@@ -112,25 +112,28 @@ class LiveDriver:
         """Take a round's lease and drive it; False when another process holds it or this
         one is shutting down (a lease taken while `close` ran is released at once: `close`
         releases only the rounds it saw)."""
-        if self._closing or not await steps.claim(self.db, round_id, self.owner, self.lease):
+        if self._closing or not await steps_store.claim(self.db, round_id, self.owner, self.lease):
             return False
         if self._closing:
-            await steps.release(self.db, round_id, self.owner)
+            await steps_store.release(self.db, round_id, self.owner)
             return False
         self._spawn(round_id)
         return True
 
     def _spawn(self, round_id: int) -> None:
         if round_id not in self._runners:
-            self._wakes[round_id] = asyncio.Event()
+            self.changes.watch(round_id)
+            self._lost.discard(round_id)
             self._runners[round_id] = asyncio.create_task(
                 self._run(round_id), name=f"live-round-{round_id}"
             )
+        if self._heartbeat is None:
+            self._heartbeat = asyncio.create_task(self._heartbeat_loop(), name="live-lease")
 
     async def sweep(self) -> int:
         """Take the rounds nobody holds (this process's servers); send what is owed."""
         taken = 0
-        for round_id, guild_id in await steps.claimable(self.db):
+        for round_id, guild_id in await steps_store.claimable(self.db):
             if round_id in self._runners or not self.owns_guild(guild_id):
                 continue
             if await self._drive(round_id):
@@ -144,7 +147,40 @@ class LiveDriver:
                 await self.sweep()
             except Exception as exc:
                 log_failure(log, "looking for live rounds", exc)
-            await asyncio.sleep(self.sweep_s)
+            await asyncio.sleep(await self._next_sweep_in())
+
+    async def _next_sweep_in(self) -> float:
+        """Seconds until the next sweep: SWEEP_S, or sooner when a lease of another
+        process lapses sooner (its holder may have died: the round goes on at once)."""
+        try:
+            lapse = await steps_store.next_lapse(self.db, self.owner)
+        except Exception as exc:
+            log_failure(log, "looking for live rounds", exc)
+            return SWEEP_S
+        if lapse is None:
+            return SWEEP_S
+        return min(SWEEP_S, max(0.0, lapse) + LAPSE_MARGIN_S)
+
+    async def _heartbeat_loop(self) -> None:
+        """Renew the lease on every round this process drives, every third of it; a round
+        another process has taken meanwhile (this one stalled past its lease) is given up
+        here."""
+        while True:
+            await asyncio.sleep(self.lease.total_seconds() / 3)
+            held = list(self._runners)
+            if not held:
+                continue
+            try:
+                kept = await steps_store.renew(self.db, self.owner, held, self.lease)
+            except Exception as exc:  # tried again at the next beat; a lapsed lease of
+                # this process's is renewed then, unless another process took the round
+                log_failure(log, "renewing live rounds' leases", exc)
+                continue
+            for round_id in held:
+                if round_id not in kept and round_id in self._runners:
+                    log.warning("lost the lease on live round %s (%s)", round_id, self.owner)
+                    self._lost.add(round_id)
+                    self.changes.changed(round_id)
 
     async def close(self) -> None:
         """Stop driving (at shutdown, before the connection to Discord closes): let each
@@ -160,11 +196,12 @@ class LiveDriver:
         # process until it lapsed).
         held = list(self._runners)
         tasks = list(self._runners.values())
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+        for loop_task in (self._sweeper, self._heartbeat):
+            if loop_task is not None:
+                loop_task.cancel()
+                await asyncio.gather(loop_task, return_exceptions=True)
         for round_id in held:
-            self.wake(round_id)
+            self.changes.changed(round_id)
         if tasks:
             _, late = await asyncio.wait(tasks, timeout=CLOSE_GRACE_S)
             for task in late:
@@ -172,7 +209,7 @@ class LiveDriver:
             await asyncio.gather(*tasks, return_exceptions=True)
         for round_id in held:
             try:
-                await steps.release(self.db, round_id, self.owner)
+                await steps_store.release(self.db, round_id, self.owner)
             except Exception:
                 log.warning("releasing live round %s failed", round_id, exc_info=True)
         await self.edits.close()
@@ -180,24 +217,17 @@ class LiveDriver:
     # -- one round -------------------------------------------------------------------------
 
     async def _run(self, round_id: int) -> None:
-        loop = asyncio.get_running_loop()
-        renewed = loop.time()
         first = True
         done = False
         try:
             while not done and not self._closing:
-                if loop.time() - renewed >= self.lease.total_seconds() / 3:
-                    held = await self._renew(round_id)
-                    if held is False:
-                        log.warning("lost the lease on live round %s (%s)", round_id, self.owner)
-                        return
-                    if held:
-                        renewed = loop.time()
+                if round_id in self._lost:
+                    return  # another process drives it now
                 try:
                     done = await self._step(round_id, first)
                     first = False
                 except PublishRefused as refused:
-                    await steps.end(self.db, round_id, refusal_reason(refused))
+                    await steps_store.end(self.db, round_id, refusal_reason(refused))
                     log.warning(
                         "Discord refused a live round's message; the round ends",
                         extra={"round_id": round_id, "reason": refused.reason},
@@ -207,25 +237,17 @@ class LiveDriver:
                     await asyncio.sleep(RETRY_S)
         finally:
             self._runners.pop(round_id, None)
-            self._wakes.pop(round_id, None)
+            self._lost.discard(round_id)
+            self.changes.forget(round_id)
         if not self._closing:  # (at shutdown `close` releases what it held)
             try:
-                await steps.release(self.db, round_id, self.owner)
+                await steps_store.release(self.db, round_id, self.owner)
             except Exception as exc:  # its lease lapses by itself
                 log_failure(log, "releasing a live round", exc, round_id=round_id)
 
-    async def _renew(self, round_id: int) -> bool | None:
-        """Renew the lease: False when another process holds it; None when the database
-        did not answer (tried again at the next look; a lapsed lease is taken back)."""
-        try:
-            return await steps.claim(self.db, round_id, self.owner, self.lease)
-        except Exception as exc:
-            log_failure(log, "renewing a live round's lease", exc, round_id=round_id)
-            return None
-
     async def _step(self, round_id: int, first: bool) -> bool:
         """Look at the round once and do what is due; True when it is over."""
-        snap = await steps.snapshot(self.db, round_id)
+        snap = await steps_store.snapshot(self.db, round_id)
         if snap is None:
             return True
         row, current = snap.round, snap.question
@@ -235,15 +257,15 @@ class LiveDriver:
         decision = next_step(round_state(row, current, snap.joined, snap.waiting), snap.now)
         step = decision.step
         if step is Step.DONE:
-            await self.outbox.deliver_for_round(Owed.LIVE_END, round_id, rows.SCOREBOARD)
+            await self.outbox.deliver_for_round(Owed.LIVE_END, round_id, store.SCOREBOARD)
             for key in [k for k in self._shown if k[0] == round_id]:
                 del self._shown[key]
             return True
         if step is Step.ABANDON:
-            await steps.end(self.db, round_id, EndReason.ABANDONED, scoreboard=False)
+            await steps_store.end(self.db, round_id, EndReason.ABANDONED, scoreboard=False)
         elif step is Step.END:
             assert decision.reason is not None
-            await steps.end(self.db, round_id, decision.reason)
+            await steps_store.end(self.db, round_id, decision.reason)
             if current is not None and current.status == QuestionStatus.OPEN:
                 self._edit_question(row, current, closed=True)
         elif step is Step.OPEN:
@@ -252,7 +274,7 @@ class LiveDriver:
                 # question waits for it, so the thread reads in order.
                 await self._wait(round_id, TICK_S)
                 return False
-            await steps.open_next(self.db, round_id, row.position)
+            await steps_store.open_next(self.db, round_id, row.position)
             if row.status == Status.LOBBY and row.lobby_message_id is not None:
                 self._edit_lobby(row, row.lobby_message_id)
         elif step is Step.POST:
@@ -262,7 +284,7 @@ class LiveDriver:
             number = row.position + 1
             await self.rounds.writer.flush()  # presses held (a database away) count first
             await retry_transient(
-                lambda: steps.close_question(self.db, round_id, number, self.pause),
+                lambda: steps_store.close_question(self.db, round_id, number, self.pause),
                 "closing a live question",
             )
             if current is not None and current.message_id is not None:
@@ -283,13 +305,9 @@ class LiveDriver:
         return await self.outbox.deliver(owed.id)
 
     async def _wait(self, round_id: int, seconds: float) -> None:
-        event = self._wakes.get(round_id)
-        if event is None:
-            return
+        event = self.changes.watch(round_id)
         try:
-            # At least every tick, and often enough to renew the lease in time.
-            longest = min(TICK_S, self.lease.total_seconds() / 4)
-            await asyncio.wait_for(event.wait(), max(0.0, min(seconds, longest)))
+            await asyncio.wait_for(event.wait(), max(0.0, min(seconds, TICK_S)))
         except TimeoutError:
             return
         event.clear()
@@ -298,13 +316,15 @@ class LiveDriver:
     async def _post(self, row: LiveRound, current: LiveQuestion) -> None:
         assert row.id is not None
         round_id, number = row.id, current.number
-        armed = await steps.arm(self.db, round_id, number, row.seconds)
+        armed = await steps_store.arm(self.db, round_id, number, row.seconds)
         if armed is None or armed.closes_at is None:
             return
         view = question_view(row, armed, armed.closes_at, answered=armed.answered)
         message_id = await self.publisher.post_question(view, question_nonce(round_id, number))
         posted = await retry_transient(
-            lambda: steps.posted(self.db, round_id, number, message_id, row.seconds, MAX_SHIFT),
+            lambda: steps_store.posted(
+                self.db, round_id, number, message_id, row.seconds, MAX_SHIFT
+            ),
             "recording a live question",
         )
         self._shown[(round_id, message_id)] = armed.answered
@@ -351,12 +371,12 @@ class LiveDriver:
 
         async def end() -> None:
             try:
-                if await steps.end(self.db, round_id, refusal_reason(refused)):
+                if await steps_store.end(self.db, round_id, refusal_reason(refused)):
                     log.warning(
                         "a live round's message is gone; the round ends",
                         extra={"round_id": round_id, "reason": refused.reason},
                     )
-                self.wake(round_id)
+                self.changes.changed(round_id)
             except Exception as exc:
                 log_failure(log, f"ending live round {round_id}", exc)
 
@@ -366,11 +386,11 @@ class LiveDriver:
 
     async def thread_deleted(self, thread_id: int) -> None:
         """Discord said a thread was deleted: a round playing there ends (scores kept)."""
-        row = await rows.running_in(self.db, thread_id)
+        row = await store.running_in(self.db, thread_id)
         if row is None or row.id is None or row.thread_id != thread_id or not row.in_thread:
             return
-        if await steps.end(self.db, row.id, EndReason.GONE):
+        if await steps_store.end(self.db, row.id, EndReason.GONE):
             log.info(
                 "a live round's thread was deleted; the round ends", extra={"round_id": row.id}
             )
-        self.wake(row.id)
+        self.changes.changed(row.id)

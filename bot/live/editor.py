@@ -36,7 +36,6 @@ class ThrottledEdits:
         self.every = every
         self.refused = refused
         self._messages: dict[Any, _Message] = {}
-        self.sent = 0  # statistics (tests, benchmarks)
 
     def want(self, key: Any, edit: Edit) -> None:
         message = self._messages.setdefault(key, _Message())
@@ -55,7 +54,6 @@ class ThrottledEdits:
                 break
             try:
                 await edit()
-                self.sent += 1
             except PublishRefused as refused:
                 message.wanted = None
                 self.refused(key, refused)

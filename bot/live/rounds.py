@@ -1,19 +1,21 @@
 """Live rounds, what members and hosts do: open a round, join, start, answer, skip,
-stop, see their result; the server's language for rounds. Discord-free.
+stop, see their result. Discord-free.
 
 The round's progress (questions, reveals, the scoreboard) is the driver's
-(`bot.live.driver`); this service tells it when something changed here.
-Answers go through the batched writer (`bot.live.answers_store.answer_writer`).
+(`bot.live.driver`); this service tells it when something changed here through
+`RoundChanges`, which the driver is given at construction. Answers go through the
+batched writer (`bot.live.answers_store.answer_writer`). What is only a read or a write
+of a round's row (its place, the server's language for rounds) the callers take from
+`bot.live.store` directly.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from cachetools import LRUCache
@@ -24,20 +26,9 @@ from bot.db.database import Database
 from bot.db.retry import retry_transient
 from bot.db.tables.live import LiveRound
 from bot.demos.generated import InstancePool
-from bot.live import results_store as results
-from bot.live import steps_store as steps
-from bot.live import store as rows
+from bot.live import results_store, store
 from bot.live.answers_store import LivePending, Recorded, answer_writer
-from bot.live.rules import (
-    DEFAULT_QUESTIONS,
-    DEFAULT_SECONDS,
-    LOBBY_S,
-    EndReason,
-    Standing,
-    Status,
-    check_bounds,
-    rank,
-)
+from bot.live.rules import DEFAULT_QUESTIONS, DEFAULT_SECONDS, Standing, Status, check_bounds, rank
 from bot.quizbank import Question, QuizBank, display_order
 from bot.quizbank.generated import GeneratedQuestion, asked_question, generated_question
 from bot.quizbank.schema import Generated
@@ -73,6 +64,27 @@ class MyResult:
     wrong: list[Question]  # the questions answered wrong (now in their /quiz review)
 
 
+class RoundChanges:
+    """Something changed in a round in this process (a press, a join, Start, Skip, stop):
+    `LiveRounds` says so, and this process's driver, waiting between two looks at the
+    round, looks at once instead of at its next tick."""
+
+    def __init__(self) -> None:
+        self._events: dict[int, asyncio.Event] = {}
+
+    def changed(self, round_id: int) -> None:
+        event = self._events.get(round_id)
+        if event is not None:
+            event.set()
+
+    def watch(self, round_id: int) -> asyncio.Event:
+        """The event a round's driver waits on (set by `changed`; the driver clears it)."""
+        return self._events.setdefault(round_id, asyncio.Event())
+
+    def forget(self, round_id: int) -> None:
+        self._events.pop(round_id, None)
+
+
 class LiveRounds:
     def __init__(
         self,
@@ -86,26 +98,18 @@ class LiveRounds:
         self.bank = bank
         self.max_rounds = max_rounds
         self.pool = pool  # ready generated instances; None: written questions only
+        self.changes = RoundChanges()  # watched by this process's driver, if any
         self.writer = answer_writer(db, on_count=self._answered)
         self._info: LRUCache[int, RoundInfo] = LRUCache(maxsize=1024)
-        # Set by the driver of this process: a round changed here, look at it now.
-        self.on_change: Callable[[int], None] = lambda round_id: None
-        self.drivers: list[Any] = []  # this process's driver (`LiveDriver`), if any
 
     async def start(self) -> None:
         await self.writer.start()
 
-    async def stop_driving(self) -> None:
-        """Stop this process's driver (releasing its rounds); presses are still taken."""
-        for driver in self.drivers:
-            await driver.close()
-
     async def close(self) -> None:
-        await self.stop_driving()
         await self.writer.close()
 
     def _answered(self, round_id: int, number: int, answered: int) -> None:
-        self.on_change(round_id)
+        self.changes.changed(round_id)
 
     # -- opening a round -------------------------------------------------------------
 
@@ -123,7 +127,7 @@ class LiveRounds:
         """Claim the channel and a server slot for a new round (status setup)."""
         seconds = DEFAULT_SECONDS if seconds is None else seconds
         check_bounds(DEFAULT_QUESTIONS if questions is None else questions, seconds)
-        running = await rows.running_in(self.db, channel_id)
+        running = await store.running_in(self.db, channel_id)
         if running is not None:
             raise self.busy(running)
         rng = random.Random(seed)
@@ -138,7 +142,7 @@ class LiveRounds:
         picked = [q for q in map(self._ask, items) if q is not None]
         if not picked:  # only templates, their instances taken meanwhile
             raise UserError("quiz.no_questions")
-        locale = await rows.config_locale(self.db, guild_id) or host_locale
+        locale = await store.config_locale(self.db, guild_id) or host_locale
         row = LiveRound(
             guild_id=guild_id,
             channel_id=channel_id,
@@ -155,9 +159,9 @@ class LiveRounds:
             seconds=seconds,
             slot=0,
         )
-        created = await rows.create(self.db, row, self.max_rounds)
+        created = await store.create(self.db, row, self.max_rounds)
         if created is None:
-            running = await rows.running_in(self.db, channel_id)
+            running = await store.running_in(self.db, channel_id)
             if running is not None:
                 raise self.busy(running)
             raise UserError("live.server_full", limit=self.max_rounds)
@@ -181,40 +185,17 @@ class LiveRounds:
             self.bank, info.question_ids[number - 1], info.instances.get(str(number - 1))
         )
 
-    async def running_in(self, channel_id: int) -> LiveRound | None:
-        return await rows.running_in(self.db, channel_id)
-
-    async def lobby_clock(self) -> datetime:
-        """When a lobby opened now starts by itself (the database's clock)."""
-        return await steps.lobby_clock(self.db, LOBBY_S)
-
     @staticmethod
     def busy(running: LiveRound) -> UserError:
         where = running.thread_id or running.channel_id
         return UserError("live.already_running", link=f"<#{where}>")
 
-    async def place(self, round_id: int, thread_id: int, in_thread: bool) -> None:
-        """Where the round plays: recorded before its lobby is posted there."""
-        await rows.place(self.db, round_id, thread_id, in_thread)
-
     async def set_up(self, round_id: int, lobby_message_id: int) -> LiveRound | None:
         """The lobby is out: its minute runs."""
-        row = await rows.set_up(self.db, round_id, lobby_message_id)
+        row = await store.set_up(self.db, round_id, lobby_message_id)
         if row is not None:
-            self.on_change(round_id)
+            self.changes.changed(round_id)
         return row
-
-    async def give_up(self, round_id: int) -> None:
-        """The round could not be set up (Discord refused): free its channel and slot."""
-        await steps.end(self.db, round_id, EndReason.ABANDONED, scoreboard=False)
-
-    # -- language ----------------------------------------------------------------------
-
-    async def language(self, guild_id: int) -> str | None:
-        return await rows.config_locale(self.db, guild_id)
-
-    async def set_language(self, guild_id: int, locale: str | None) -> None:
-        await rows.set_config_locale(self.db, guild_id, locale)
 
     # -- presses -------------------------------------------------------------------------
 
@@ -224,7 +205,7 @@ class LiveRounds:
         cached = self._info.get(round_id)
         if cached is not None:
             return cached
-        row = await retry_transient(lambda: rows.get(self.db, round_id), "reading a live round")
+        row = await retry_transient(lambda: store.get(self.db, round_id), "reading a live round")
         if row is None or row.id is None or row.thread_id is None:
             raise UserError("live.unknown_round")
         info = RoundInfo(
@@ -272,15 +253,15 @@ class LiveRounds:
 
         async def join() -> bool:  # retried while the database is away; joining twice is once
             row = await self._running(round_id)
-            return await rows.join(self.db, row.id or round_id, user_id)
+            return await store.join(self.db, row.id or round_id, user_id)
 
         joined = await retry_transient(join, "joining a live round")
         if joined:
-            self.on_change(round_id)
+            self.changes.changed(round_id)
         return joined
 
     async def _running(self, round_id: int) -> LiveRound:
-        row = await rows.get(self.db, round_id)
+        row = await store.get(self.db, round_id)
         if row is None or row.status == Status.ENDED:
             raise UserError("live.round_over")
         return row
@@ -297,8 +278,8 @@ class LiveRounds:
         await self._in_place(round_id, channel_id)
         row = await self._running(round_id)
         self._require_host(row, user_id, manages_server)
-        started = await rows.start_now(self.db, round_id)
-        self.on_change(round_id)
+        started = await store.start_now(self.db, round_id)
+        self.changes.changed(round_id)
         return started
 
     async def skip(
@@ -308,28 +289,28 @@ class LiveRounds:
         await self._in_place(round_id, channel_id)
         row = await self._running(round_id)
         self._require_host(row, user_id, manages_server)
-        skipped = await rows.skip(self.db, round_id, number)
-        self.on_change(round_id)
+        skipped = await store.skip(self.db, round_id, number)
+        self.changes.changed(round_id)
         return skipped
 
     async def stop(self, channel_id: int, user_id: int, manages_server: bool) -> LiveRound:
         """/quiz live stop in the round's channel or thread: the round ends with the
         scoreboard so far (a question still open is revealed first)."""
-        row = await rows.running_in(self.db, channel_id)
+        row = await store.running_in(self.db, channel_id)
         if row is None or row.id is None:
             raise UserError("live.none_here")
         self._require_host(row, user_id, manages_server)
-        await rows.request_stop(self.db, row.id)
-        self.on_change(row.id)
+        await store.request_stop(self.db, row.id)
+        self.changes.changed(row.id)
         return row
 
     async def result(self, round_id: int, user_id: int) -> MyResult:
-        standings = rank(await results.standings(self.db, round_id))
+        standings = rank(await results_store.standings(self.db, round_id))
         mine = next((s for s in standings if s.user_id == user_id), None)
         wrong: list[Question] = []
         if mine is not None:
             info = await self.info(round_id)
-            for number in await results.wrong_numbers(self.db, round_id, user_id):
+            for number in await results_store.wrong_numbers(self.db, round_id, user_id):
                 try:
                     wrong.append(self.question(info, number))
                 except (KeyError, IndexError):

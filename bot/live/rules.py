@@ -32,9 +32,10 @@ TOP = 10  # players on the scoreboard
 # A round whose thread and lobby were never recorded (the process died while setting it
 # up) is given up after this long.
 SETUP_TIMEOUT = timedelta(minutes=2)
-# The driver's lease on a round: renewed every third of it; another process takes the
-# round over once it lapses (the process holding it died).
-LEASE = timedelta(seconds=15)
+# The driver's lease on a round: its process renews every lease it holds every third of
+# it; another process takes the round over once it lapses (the holder died), so a round
+# goes on within this long of a crash.
+LEASE = timedelta(seconds=6)
 
 
 class Status(StrEnum):

@@ -27,7 +27,7 @@ from bot.learning.review_rules import Grade
 from bot.live.rules import ACTIVE, LEASE, EndReason, QuestionStatus, Status, end_reason
 from bot.live.store import SCOREBOARD, source_of
 from bot.outbox.rules import Owed
-from bot.outbox.store import owe_round
+from bot.outbox.store import owe_round, release_round_claims
 
 _ACTIVE = [s.value for s in ACTIVE]
 
@@ -51,11 +51,42 @@ async def claimable(db: Database, limit: int = 200) -> list[tuple[int, int]]:
         return [(int(i), int(g)) for i, g in (await session.exec(query)).all() if i is not None]
 
 
-async def claim(db: Database, round_id: int, owner: str, lease: timedelta = LEASE) -> bool:
-    """Take the lease on a running round nobody holds, or renew one's own (also once the
-    round ended: its scoreboard is still to send); False when another process holds it."""
+async def next_lapse(db: Database, owner: str) -> float | None:
+    """Seconds until the first lease another process holds on a running round lapses
+    (None when there is none): the sweep looks again then, so a round whose holder died
+    is taken over as soon as its lease is out."""
     async with db.session() as session:
         now = await db_now(session)
+        query = select(func.min(col(LiveRound.claimed_until))).where(
+            col(LiveRound.status).in_(_ACTIVE),
+            col(LiveRound.claimed_until) >= now,
+            col(LiveRound.claimed_by) != owner,
+        )
+        until = (await session.exec(query)).one()
+        return None if until is None else (until - now).total_seconds()
+
+
+async def renew(db: Database, owner: str, round_ids: list[int], lease: timedelta) -> set[int]:
+    """Renew `owner`'s leases on these rounds in one transaction; the rounds it still
+    holds (another process took one whose lease had lapsed)."""
+    async with db.session() as session:
+        now = await db_now(session)
+        mine = (col(LiveRound.id).in_(round_ids), col(LiveRound.claimed_by) == owner)
+        await session.exec(update(LiveRound).where(*mine).values(claimed_until=now + lease))
+        held = (await session.exec(select(LiveRound.id).where(*mine))).all()
+        await session.commit()
+        return {int(i) for i in held if i is not None}
+
+
+async def claim(db: Database, round_id: int, owner: str, lease: timedelta = LEASE) -> bool:
+    """Take the lease on a running round nobody holds, or renew one's own (also once the
+    round ended: its scoreboard is still to send); False when another process holds it.
+    A round taken from a process whose lease lapsed (it died): what that process was
+    sending for the round is released too."""
+    async with db.session() as session:
+        now = await db_now(session)
+        before = await session.exec(select(LiveRound.claimed_by).where(LiveRound.id == round_id))
+        holder = before.first()
         taken = await session.exec(
             update(LiveRound)
             .where(
@@ -73,6 +104,8 @@ async def claim(db: Database, round_id: int, owner: str, lease: timedelta = LEAS
             )
             .values(claimed_by=owner, claimed_until=now + lease)
         )
+        if taken.rowcount and holder is not None and holder != owner:
+            await release_round_claims(session, round_id, holder)
         await session.commit()
         return bool(taken.rowcount)
 

@@ -77,8 +77,9 @@ class OutboxService:
         self.finders: dict[str, Finder] = {}
 
     def register(self, kind: str, send: Sender, find: Finder | None = None) -> None:
-        """Send the owed items of `kind` with `send`; `find`: where to look for a copy
-        Discord may already have before sending again after an unknown outcome."""
+        """This process sends owed items of `kind` with `send`; `find` looks for the copy
+        an attempt of unknown outcome may have left (kinds whose resend is harmless need
+        none)."""
         self.senders[kind] = send
         if find is not None:
             self.finders[kind] = find

@@ -168,3 +168,20 @@ async def make_due(db: Database, item_id: int, now: datetime) -> None:
             .values(due_at=now)
         )
         await session.commit()
+
+
+async def release_round_claims(session: AsyncSession, round_id: int, owner: str) -> None:
+    """In the caller's transaction: what `owner` was sending for a live round when it
+    died (another process took the round over once its lease lapsed) may be claimed at
+    once instead of when the item's lease lapses; `claim` takes the claim left behind
+    for an attempt of unknown outcome, so the next one looks for the copy first."""
+    await session.exec(
+        update(Outbox)
+        .where(
+            col(Outbox.round_id) == round_id,
+            col(Outbox.claimed_by) == owner,
+            col(Outbox.delivered_at).is_(None),
+            col(Outbox.gave_up).is_(None),
+        )
+        .values(claimed_until=None)
+    )

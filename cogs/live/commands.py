@@ -1,7 +1,10 @@
 """`/quiz live start|stop|language`: the `live` group, added under `/quiz` when this
 extension loads (discord.py lets a cog own only its own groups, so it is added through
 the command tree, and the quiz cog knows nothing of it), and `LiveCog`, which drives
-this process's rounds and hears of deleted threads.
+this process's rounds (started in `cog_load`, stopped in `cog_unload`: discord.py unloads
+the cogs at shutdown before it closes the connection, so a message being sent is
+recorded and the rounds are released for the next process) and hears of deleted
+threads.
 """
 
 from __future__ import annotations
@@ -17,9 +20,17 @@ from discord.ext import commands
 
 from bot.common.errors import PublishRefused, UserError
 from bot.common.i18n import t
+from bot.live import steps_store, store
 from bot.live.driver import LiveDriver
 from bot.live.publisher import RoundView
-from bot.live.rules import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS
+from bot.live.rules import (
+    LOBBY_S,
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    EndReason,
+)
 from cogs.common import interaction_locale, manage_server, services_of, topic_choices
 from cogs.live.embeds import topic_title
 from cogs.live.publisher import DiscordLivePublisher
@@ -51,6 +62,8 @@ class LiveCog(commands.Cog):
     async def cog_unload(self) -> None:
         if self._start is not None and not self._start.done():
             self._start.cancel()
+        if self.driver is not None:
+            await self.driver.close()
 
     async def _start_driver(self, driver: LiveDriver) -> None:
         # Once per process, when every cog is loaded (not on_ready: it fires on reconnects).
@@ -92,10 +105,11 @@ class LiveCommands(app_commands.Group):
         seconds: app_commands.Range[int, MIN_SECONDS, MAX_SECONDS] | None = None,
     ) -> None:
         guild_id = _in_guild(interaction)
-        live = services_of(interaction).live
+        services = services_of(interaction)
+        live, db = services.live, services.db
         channel = interaction.channel
         if not isinstance(channel, discord.TextChannel):
-            running = await live.running_in(interaction.channel_id or 0)
+            running = await store.running_in(db, interaction.channel_id or 0)
             if running is not None:
                 raise live.busy(running)
             raise UserError("live.text_channel_only")
@@ -120,11 +134,12 @@ class LiveCommands(app_commands.Group):
         try:
             target = await publisher.open_thread(view, channel, can_thread)
             where, in_thread = target.id, isinstance(target, discord.Thread)
-            await live.place(row.id, where, in_thread)
-            starts_at = await live.lobby_clock()
+            await store.place(db, row.id, where, in_thread)  # before its lobby is posted there
+            starts_at = await steps_store.lobby_clock(db, LOBBY_S)
             lobby_id = await publisher.post_lobby(view, target, starts_at)
         except (PublishRefused, discord.HTTPException):
-            await live.give_up(row.id)
+            # Discord refused: the round's channel and the server's slot are freed.
+            await steps_store.end(db, row.id, EndReason.ABANDONED, scoreboard=False)
             log.info("a live round could not be opened", extra=log_context(interaction))
             with contextlib.suppress(discord.HTTPException):
                 await interaction.delete_original_response()
@@ -137,7 +152,7 @@ class LiveCommands(app_commands.Group):
         if self.cog.driver is not None:
             await self.cog.driver.take(row.id)
         locale = row.locale
-        title = topic_title(services_of(interaction).bank, row.topic, locale)
+        title = topic_title(services.bank, row.topic, locale)
         params = {"title": title, "questions": view.total, "seconds": view.seconds}
         text = (
             t("live.opened", locale, link=f"<#{where}>", **params)
@@ -187,7 +202,7 @@ class LiveCommands(app_commands.Group):
         guild_id = _in_guild(interaction)
         locale = interaction_locale(interaction)
         chosen = None if language.value == HOST_LANGUAGE else language.value
-        await services_of(interaction).live.set_language(guild_id, chosen)
+        await store.set_config_locale(services_of(interaction).db, guild_id, chosen)
         if chosen is None:
             text = t("live.language_host", locale)
         else:

@@ -208,6 +208,17 @@ async def rows_become(db: Database, sql: str, expected: list[Any], wait_s: float
         await asyncio.sleep(0.02)  # a poll interval, not a synchronisation point
 
 
+async def rows_change(db: Database, sql: str, wait_s: float = 10) -> list[Any]:
+    """Until `sql` returns something else than now (e.g. a lease renewed); what it returns."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    before = await rows(db, sql)
+    while (found := await rows(db, sql)) == before:
+        assert loop.time() < deadline, f"{sql!r} kept returning {found}"
+        await asyncio.sleep(0.02)  # a poll interval, not a synchronisation point
+    return found
+
+
 class RecordingPublisher:
     """A `LivePublisher` without Discord: records what a driver sent, in order. `broken`
     makes the next N reveals fail with a server error (the outbox retries them);
