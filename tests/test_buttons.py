@@ -12,8 +12,8 @@ from typing import Any, cast
 import pytest
 
 from bot.live.rules import MAX_QUESTIONS
-from cogs.admin.reports import ReportsButton
-from cogs.admin.suggestions import SuggestionButton
+from cogs.admin.reports import HideButton, ReportsPageButton, UnhideButton
+from cogs.admin.suggestions import ApproveButton, EditButton, RejectButton, SkipSuggestionButton
 from cogs.daily.buttons import DailyAnswerButton, answer_view
 from cogs.live.buttons import (
     LiveAnswerButton,
@@ -44,8 +44,13 @@ ALL: list[type[PersistentButton]] = [
     PageButton,
     ShowDemoButton,
     ReportButton,
-    SuggestionButton,
-    ReportsButton,
+    ApproveButton,
+    EditButton,
+    RejectButton,
+    SkipSuggestionButton,
+    ReportsPageButton,
+    HideButton,
+    UnhideButton,
 ]
 
 SID = "AbC_-12xyz"
@@ -65,8 +70,13 @@ TODAY: list[tuple[str, type[PersistentButton], dict[str, Any]]] = [
     ("lb:accuracy:2:id", PageButton, {"by": "accuracy", "page": 2, "locale": "id"}),
     ("demo:loss-scaling", ShowDemoButton, {"name": "loss-scaling"}),
     ("rp:mp-bf16-range", ReportButton, {"question_id": "mp-bf16-range"}),
-    ("sg:a:12", SuggestionButton, {"action": "a", "suggestion_id": 12}),
-    ("rq:h:1:mp-x", ReportsButton, {"action": "h", "page": 1, "question_id": "mp-x"}),
+    ("sg:a:12", ApproveButton, {"suggestion_id": 12}),
+    ("sg:e:12", EditButton, {"suggestion_id": 12}),
+    ("sg:r:12", RejectButton, {"suggestion_id": 12}),
+    ("sg:s:12", SkipSuggestionButton, {"suggestion_id": 12}),
+    ("rq:p:2", ReportsPageButton, {"page": 2}),
+    ("rq:h:1:mp-x", HideButton, {"page": 1, "question_id": "mp-x"}),
+    ("rq:u:3:mp-x", UnhideButton, {"page": 3, "question_id": "mp-x"}),
 ]
 
 FORGED = [
@@ -97,6 +107,9 @@ FORGED = [
     f"qz:{SID}:n:x",
     "lb:streak:1:fr",
     "demo:",
+    "sg:x:1",
+    "rq:h:1",  # hiding names its question
+    "rq:p:2:mp-x",
     "zz:what",
 ]
 

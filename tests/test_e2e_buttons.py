@@ -44,6 +44,7 @@ async def test_old_ids_still_work_and_ids_no_template_takes_are_answered(
             "dq:x": "⚠️ This daily question is closed",
             "qz:nope": "⚠️ This quiz is no longer active",
             "lb:streak:1:fr": "⚠️ This button is no longer understood",
+            "rq:h:1": "⚠️ This button is no longer understood",
             "zz:what": "⚠️ This button is no longer understood",
         }
         buttons = [{"type": 2, "style": 1, "label": "?", "custom_id": c} for c in cases]
