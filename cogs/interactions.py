@@ -1,7 +1,8 @@
 """What every feature's interactions share, set up first: the command tree's one error
 handler (a localized message for any failure, never a traceback), the persistent modals'
-router, the buttons any question can carry ("Show me" and "Report"), and the notices owed
-to a member, delivered with the reply to their next command."""
+router, the answer to a button press that no button's template takes, the buttons any
+question can carry ("Show me" and "Report"), and the notices owed to a member, delivered
+with the reply to their next command."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.db.retry import is_transient, outage
-from cogs.ui.buttons import ShowDemoButton
+from cogs.ui.buttons import ShowDemoButton, UnclaimedButtons, add_buttons
 from cogs.ui.modals import ModalRouter, add_modals
 from cogs.ui.notices import deliver_pending
 from cogs.ui.replies import log_context, on_tree_error
@@ -42,6 +43,7 @@ class OwedNotices(commands.Cog):
 async def setup(bot: commands.Bot) -> None:
     bot.tree.on_error = on_tree_error  # type: ignore[method-assign]
     await bot.add_cog(ModalRouter())
+    await bot.add_cog(UnclaimedButtons())
     await bot.add_cog(OwedNotices())
-    bot.add_dynamic_items(ShowDemoButton, ReportButton)
+    add_buttons(bot, ShowDemoButton, ReportButton)
     add_modals(bot, ReportModal)

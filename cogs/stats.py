@@ -24,7 +24,7 @@ from bot.daily import streaks_store
 from bot.daily.streak_rules import LEADERBOARD_ORDERS
 from bot.stats.charts import accuracy_png, progress_bars
 from cogs.common import interaction_locale, services_of
-from cogs.ui.buttons import PersistentButton
+from cogs.ui.buttons import PersistentButton, add_buttons
 from cogs.ui.embeds import empty_text, leaderboard_embed, progress_embed, streak_embed
 from cogs.ui.learning_embeds import add_habit, habit_embed
 from cogs.ui.replies import send_ephemeral
@@ -172,5 +172,5 @@ class StatsCog(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    bot.add_dynamic_items(PageButton)
+    add_buttons(bot, PageButton)
     await bot.add_cog(StatsCog(bot))

@@ -1,5 +1,5 @@
-"""Live rounds, the rules (bot.live.rules): points, ranking, bounds, button ids, and what
-the driver does next in every state."""
+"""Live rounds, the rules (bot.live.rules): points, ranking, bounds, and what the driver
+does next in every state. (The buttons' custom ids: tests/test_buttons.py.)"""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from bot.live.rules import (
     IDLE_LIMIT,
     SETUP_TIMEOUT,
     Answer,
-    ButtonRef,
     EndReason,
-    Press,
     QuestionState,
     QuestionStatus,
     RoundState,
@@ -25,7 +23,6 @@ from bot.live.rules import (
     distribution,
     fastest,
     next_step,
-    parse_button,
     points,
     rank,
 )
@@ -86,43 +83,6 @@ def test_bounds(questions: int, seconds: int) -> None:
         check_bounds(questions, seconds)
     check_bounds(1, 10)
     check_bounds(30, 120)
-
-
-@pytest.mark.parametrize(
-    "ref",
-    [
-        ButtonRef(Press.JOIN, 7),
-        ButtonRef(Press.START, 7),
-        ButtonRef(Press.RESULT, 123456789),
-        ButtonRef(Press.SKIP, 7, 30),
-        ButtonRef(Press.ANSWER, 7, 1, 0),
-        ButtonRef(Press.ANSWER, 7, 12, 5),
-    ],
-)
-def test_button_ids_round_trip(ref: ButtonRef) -> None:
-    assert ref.custom_id.startswith("lv:")
-    assert parse_button(ref.custom_id[3:]) == ref
-
-
-@pytest.mark.parametrize(
-    "rest",
-    [
-        "",
-        "x",
-        "0:j",
-        "7:q",
-        "7:0:1",
-        "7:31:1",
-        "7:1:6",
-        "7:1:-1",
-        "7:1",
-        "7:j:extra",
-        "-7:j",
-        "7:1:k:2",
-    ],
-)
-def test_forged_button_ids_mean_nothing(rest: str) -> None:
-    assert parse_button(rest) is None
 
 
 def state(

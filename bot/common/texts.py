@@ -55,6 +55,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Something went wrong on our side. Nothing was lost; please try again.",
         "id": "Terjadi kesalahan di sisi bot. Tidak ada yang hilang; silakan coba lagi.",
     },
+    "button.unknown": {
+        "en": "This button is no longer understood; run the command again.",
+        "id": "Tombol ini tidak dikenali lagi; jalankan perintahnya lagi.",
+    },
     # --- /quiz ---------------------------------------------------------------------
     "quiz.question_title": {"en": "Question {number}/{total}", "id": "Soal {number}/{total}"},
     "quiz.right": {"en": "✅ Correct!", "id": "✅ Benar!"},

@@ -1,5 +1,4 @@
-"""Live rounds, the rules: bounds, points, ranking, the buttons' custom ids, and what a
-round's driver does next.
+"""Live rounds, the rules: bounds, points, ranking, and what a round's driver does next.
 
 A live round is a whole channel playing one quiz in a thread: a lobby, then each
 question for `seconds` (or until every member who joined has answered), its reveal, a pause, the
@@ -11,14 +10,12 @@ database's clock (aware UTC), never a member's.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from bot.common.errors import UserError
-from bot.quizbank.schema import MAX_CHOICES
 
 MIN_QUESTIONS, MAX_QUESTIONS, DEFAULT_QUESTIONS = 1, 30, 10
 MIN_SECONDS, MAX_SECONDS, DEFAULT_SECONDS = 10, 120, 20
@@ -125,56 +122,6 @@ def fastest(answers: Iterable[Answer], n: int = FASTEST) -> list[Answer]:
     """The `n` fastest right answers (ties: the member id, for a stable order)."""
     right = [a for a in answers if a.correct]
     return sorted(right, key=lambda a: (a.ms, a.user_id))[:n]
-
-
-# -- the buttons -------------------------------------------------------------------------
-# Every live button's custom_id is "lv:" + one of: "{round}:j" (join), "{round}:s" (start),
-# "{round}:r" (my result), "{round}:{number}:k" (skip), "{round}:{number}:{position}".
-PREFIX = "lv:"
-_BUTTON = re.compile(
-    rf"(?P<round>[1-9][0-9]{{0,17}}):(?:(?P<kind>[jsr])|(?P<number>[1-9][0-9]?):"
-    rf"(?:(?P<skip>k)|(?P<position>[0-{MAX_CHOICES - 1}])))"
-)
-
-
-class Press(StrEnum):
-    JOIN = "j"
-    START = "s"
-    RESULT = "r"
-    SKIP = "k"
-    ANSWER = "a"
-
-
-@dataclass(frozen=True)
-class ButtonRef:
-    press: Press
-    round_id: int
-    number: int = 0  # 1-based question number (skip, answer)
-    position: int = 0  # display position (answer)
-
-    @property
-    def custom_id(self) -> str:
-        if self.press is Press.ANSWER:
-            return f"{PREFIX}{self.round_id}:{self.number}:{self.position}"
-        if self.press is Press.SKIP:
-            return f"{PREFIX}{self.round_id}:{self.number}:k"
-        return f"{PREFIX}{self.round_id}:{self.press.value}"
-
-
-def parse_button(rest: str) -> ButtonRef | None:
-    """What the part after "lv:" asks for; None for anything this version never made."""
-    match = _BUTTON.fullmatch(rest)
-    if match is None:
-        return None
-    round_id = int(match["round"])
-    if match["kind"]:
-        return ButtonRef(Press(match["kind"]), round_id)
-    number = int(match["number"])
-    if not MIN_QUESTIONS <= number <= MAX_QUESTIONS:
-        return None
-    if match["skip"]:
-        return ButtonRef(Press.SKIP, round_id, number)
-    return ButtonRef(Press.ANSWER, round_id, number, int(match["position"]))
 
 
 # -- what the driver does next ----------------------------------------------------------

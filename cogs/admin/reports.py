@@ -5,7 +5,7 @@ hides it from this server until it is fixed (or shows it again)."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
 
@@ -64,22 +64,14 @@ def reports_view(page: ReportsPage, locale: str) -> discord.ui.View:
     for number, line in enumerate(page.lines, start=1):
         if line.question is None:
             continue
-        action = "u" if line.hidden else "h"
+        button = UnhideButton if line.hidden else HideButton
         key = "reports.unhide" if line.hidden else "reports.hide"
         view.add_item(
-            ReportsButton(
-                action,
-                page.page,
-                line.reported.question_id,
-                label=t(key, locale, number=number),
-                row=0,
-            )
+            button(page.page, line.reported.question_id, label=t(key, locale, number=number))
         )
     if page.pages > 1:
-        view.add_item(ReportsButton("p", page.page - 1, label="◀", disabled=page.page <= 1))
-        view.add_item(
-            ReportsButton("p", page.page + 1, label="▶", disabled=page.page >= page.pages)
-        )
+        view.add_item(ReportsPageButton(page.page - 1, label="◀", disabled=page.page <= 1))
+        view.add_item(ReportsPageButton(page.page + 1, label="▶", disabled=page.page >= page.pages))
     return view
 
 
@@ -99,56 +91,94 @@ async def show_reports(interaction: discord.Interaction) -> None:
     await send_ephemeral(interaction, embed=shown["embed"], view=shown["view"])
 
 
-class ReportsButton(
-    PersistentButton,
-    template=rf"rq:(?P<action>[hup]):(?P<page>[0-9]{{1,4}})(?::(?P<qid>{QUESTION_ID}))?",
-):
-    def __init__(
-        self,
-        action: str,
-        page: int,
-        question_id: str | None = None,
-        *,
-        label: str = "",
-        row: int = 1,
-        disabled: bool = False,
-    ) -> None:
-        custom_id = f"rq:{action}:{page}" + (f":{question_id}" if question_id else "")
-        style = discord.ButtonStyle.danger if action == "h" else discord.ButtonStyle.secondary
+PAGE = r"(?P<page>[0-9]{1,4})"
+
+
+async def _show_page(interaction: discord.Interaction, page: int, done: str | None) -> None:
+    """Edit the pressed list into page `page` (after `done`, what a press did)."""
+    shown = await render(interaction, page)
+    content = "\n".join(part for part in (done, shown.get("content")) if part) or None
+    await interaction.response.edit_message(
+        content=content, embed=shown.get("embed"), view=shown.get("view")
+    )
+
+
+class ReportsPageButton(PersistentButton, template=rf"rq:p:{PAGE}"):
+    """Page `page` of the reports: "rq:p:{page}"."""
+
+    def __init__(self, page: int, *, label: str = "", disabled: bool = False) -> None:
         super().__init__(
             discord.ui.Button(
-                label=label or action, style=style, custom_id=custom_id, disabled=disabled
+                label=label or str(page),
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"rq:p:{page}",
+                disabled=disabled,
             ),
-            row=row,
+            row=1,
         )
-        self.action = action
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ReportsPageButton:
+        return cls(int(match["page"]))
+
+    async def pressed(self, interaction: discord.Interaction) -> None:
+        await require_manage_server(interaction)
+        await _show_page(interaction, self.page, None)
+
+
+class QuestionButton(PersistentButton, template=r"(?!)"):
+    """Hide or show again a reported question, listed on page `page`:
+    "rq:{action}:{page}:{question id}", one class per action."""
+
+    action: ClassVar[str] = ""
+    style: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+
+    def __init__(self, page: int, question_id: str, *, label: str = "") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label or self.action,
+                style=self.style,
+                custom_id=f"rq:{self.action}:{page}:{question_id}",
+            ),
+            row=0,
+        )
         self.page = page
         self.question_id = question_id
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> ReportsButton:
-        return cls(match["action"], int(match["page"]), match["qid"])
+    ) -> QuestionButton:
+        return cls(int(match["page"]), match["qid"])
 
     async def pressed(self, interaction: discord.Interaction) -> None:
         await require_manage_server(interaction)
-        guild_id = _guild(interaction)
-        locale = interaction_locale(interaction)
+        done = await self.act(interaction, _guild(interaction), interaction_locale(interaction))
+        await _show_page(interaction, self.page, done)
+
+    async def act(self, interaction: discord.Interaction, guild_id: int, locale: str) -> str:
+        raise NotImplementedError
+
+
+class HideButton(QuestionButton, template=rf"rq:h:{PAGE}:(?P<qid>{QUESTION_ID})"):
+    action, style = "h", discord.ButtonStyle.danger
+
+    async def act(self, interaction: discord.Interaction, guild_id: int, locale: str) -> str:
         reports = services_of(interaction).reports
-        done = None
-        if self.action == "p":
-            pass
-        elif self.question_id is None:
-            return
-        elif self.action == "h":
-            await reports.hide(guild_id, self.question_id, interaction.user.id)
-            done = t("reports.hid", locale, question_id=self.question_id)
-        else:
-            await reports.unhide(guild_id, self.question_id, interaction.user.id)
-            done = t("reports.unhid", locale, question_id=self.question_id)
-        shown = await render(interaction, self.page)
-        content = "\n".join(part for part in (done, shown.get("content")) if part) or None
-        await interaction.response.edit_message(
-            content=content, embed=shown.get("embed"), view=shown.get("view")
-        )
+        await reports.hide(guild_id, self.question_id, interaction.user.id)
+        return t("reports.hid", locale, question_id=self.question_id)
+
+
+class UnhideButton(QuestionButton, template=rf"rq:u:{PAGE}:(?P<qid>{QUESTION_ID})"):
+    action, style = "u", discord.ButtonStyle.secondary
+
+    async def act(self, interaction: discord.Interaction, guild_id: int, locale: str) -> str:
+        reports = services_of(interaction).reports
+        await reports.unhide(guild_id, self.question_id, interaction.user.id)
+        return t("reports.unhid", locale, question_id=self.question_id)
+
+
+REPORTS_BUTTONS = (ReportsPageButton, HideButton, UnhideButton)

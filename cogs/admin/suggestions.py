@@ -10,7 +10,7 @@ database; the author is told by DM, or with their next command when DMs are clos
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
@@ -26,14 +26,6 @@ from cogs.ui.suggestion_form import LANGUAGE_NAMES, read_form, suggestion_embed,
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
-
-ACTIONS = {"a": "review.approve", "e": "review.edit", "r": "review.reject", "s": "review.skip"}
-STYLES = {
-    "a": discord.ButtonStyle.success,
-    "e": discord.ButtonStyle.primary,
-    "r": discord.ButtonStyle.danger,
-    "s": discord.ButtonStyle.secondary,
-}
 
 
 def _guild(interaction: discord.Interaction) -> int:
@@ -63,8 +55,8 @@ def review_embed(item: ReviewItem, locale: str) -> discord.Embed:
 
 def review_view(suggestion_id: int, locale: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    for action, key in ACTIONS.items():
-        view.add_item(SuggestionButton(action, suggestion_id, label=t(key, locale)))
+    for button in SUGGESTION_BUTTONS:
+        view.add_item(button(suggestion_id, label=t(button.label_key, locale)))
     return view
 
 
@@ -107,48 +99,85 @@ async def _tell_author(
     await interaction.edit_original_response(content=f"{done} {told}{tail}")
 
 
-class SuggestionButton(PersistentButton, template=r"sg:(?P<action>[aers]):(?P<sid>[0-9]{1,18})"):
-    def __init__(self, action: str, suggestion_id: int, *, label: str = "") -> None:
+SID = r"(?P<sid>[0-9]{1,18})"
+
+
+class SuggestionButton(PersistentButton, template=r"(?!)"):
+    """A decision on suggestion `suggestion_id`: "sg:{action}:{id}", one class per action.
+    Each press checks Manage Server again."""
+
+    action: ClassVar[str] = ""
+    label_key: ClassVar[str] = ""
+    style: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+
+    def __init__(self, suggestion_id: int, *, label: str = "") -> None:
         super().__init__(
             discord.ui.Button(
-                label=label or ACTIONS[action],
-                style=STYLES[action],
-                custom_id=f"sg:{action}:{suggestion_id}",
+                label=label or self.action,
+                style=self.style,
+                custom_id=f"sg:{self.action}:{suggestion_id}",
             )
         )
-        self.action = action
         self.suggestion_id = suggestion_id
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> SuggestionButton:
-        return cls(match["action"], int(match["sid"]))
+        return cls(int(match["sid"]))
 
     async def pressed(self, interaction: discord.Interaction) -> None:
         await require_manage_server(interaction)
-        guild_id = _guild(interaction)
-        locale = interaction_locale(interaction)
+        await self.decide(interaction, _guild(interaction), interaction_locale(interaction))
+
+    async def decide(self, interaction: discord.Interaction, guild_id: int, locale: str) -> None:
+        raise NotImplementedError
+
+
+class ApproveButton(SuggestionButton, template=rf"sg:a:{SID}"):
+    action, label_key, style = "a", "review.approve", discord.ButtonStyle.success
+
+    async def decide(self, interaction: discord.Interaction, guild_id: int, locale: str) -> None:
         suggestions = services_of(interaction).suggestions
         sid = self.suggestion_id
-        if self.action == "s":
-            await _show_next(interaction, "", after_id=sid)
-            return
-        row = await suggestions.pending_row(guild_id, sid)  # stale or forged: says why
-        if self.action == "e":
-            form = Suggestion.from_json(row.content).form()
-            title = t("suggest.edit_title", locale, number=sid)
-            await interaction.response.send_modal(
-                suggestion_modal(f"m:sg:e:{sid}", title, locale, form)
-            )
-        elif self.action == "r":
-            await interaction.response.send_modal(reject_modal(sid, locale))
-        else:
-            server = interaction.guild.name if interaction.guild else str(guild_id)
-            decision = await suggestions.approve(guild_id, sid, interaction.user.id, server)
-            done = t("review.approved", locale, number=sid, question_id=decision.question_id)
-            tail = await _show_next(interaction, done)
-            await _tell_author(interaction, decision.notice_id, done, tail)
+        await suggestions.pending_row(guild_id, sid)  # stale or forged: says why
+        server = interaction.guild.name if interaction.guild else str(guild_id)
+        decision = await suggestions.approve(guild_id, sid, interaction.user.id, server)
+        done = t("review.approved", locale, number=sid, question_id=decision.question_id)
+        tail = await _show_next(interaction, done)
+        await _tell_author(interaction, decision.notice_id, done, tail)
+
+
+class EditButton(SuggestionButton, template=rf"sg:e:{SID}"):
+    action, label_key, style = "e", "review.edit", discord.ButtonStyle.primary
+
+    async def decide(self, interaction: discord.Interaction, guild_id: int, locale: str) -> None:
+        sid = self.suggestion_id
+        row = await services_of(interaction).suggestions.pending_row(guild_id, sid)
+        form = Suggestion.from_json(row.content).form()
+        title = t("suggest.edit_title", locale, number=sid)
+        await interaction.response.send_modal(
+            suggestion_modal(f"m:sg:e:{sid}", title, locale, form)
+        )
+
+
+class RejectButton(SuggestionButton, template=rf"sg:r:{SID}"):
+    action, label_key, style = "r", "review.reject", discord.ButtonStyle.danger
+
+    async def decide(self, interaction: discord.Interaction, guild_id: int, locale: str) -> None:
+        sid = self.suggestion_id
+        await services_of(interaction).suggestions.pending_row(guild_id, sid)
+        await interaction.response.send_modal(reject_modal(sid, locale))
+
+
+class SkipSuggestionButton(SuggestionButton, template=rf"sg:s:{SID}"):
+    action, label_key, style = "s", "review.skip", discord.ButtonStyle.secondary
+
+    async def decide(self, interaction: discord.Interaction, guild_id: int, locale: str) -> None:
+        await _show_next(interaction, "", after_id=self.suggestion_id)
+
+
+SUGGESTION_BUTTONS = (ApproveButton, EditButton, RejectButton, SkipSuggestionButton)
 
 
 def reject_modal(suggestion_id: int, locale: str) -> discord.ui.Modal:

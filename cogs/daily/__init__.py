@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from discord.ext import commands
 
-from cogs.daily.buttons import DailyAnswerButton
+from cogs.daily.buttons import PREFIX, DailyAnswerButton
 from cogs.daily.commands import DailyCommands
 from cogs.daily.events import DailyCog
+from cogs.ui.buttons import add_buttons
 
 
 async def setup(bot: commands.Bot) -> None:
-    bot.add_dynamic_items(DailyAnswerButton)
+    add_buttons(bot, DailyAnswerButton, unknown=(PREFIX, "daily.answers_closed"))
     events = DailyCog(bot)  # type: ignore[arg-type]
     await bot.add_cog(events)
     await bot.add_cog(DailyCommands(bot, events.jobs))  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from bot.common.errors import UserError
 from bot.common.i18n import t
 from bot.daily import posts_store
 from bot.daily.types import DailyAnswerOutcome, shown_position
+from bot.quizbank.schema import MAX_CHOICES
 from cogs.common import interaction_locale, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.replies import in_time, send_ephemeral
@@ -32,20 +33,20 @@ PREFIX = "dq:"
 ACK_WITHIN_S = 1.5
 
 
-# What a real button carries after the prefix; the template takes any tail, so a forged
-# or garbled one gets a clear answer instead of a dead button.
-CUSTOM_ID = re.compile(r"(?P<post>\d{1,19}):(?P<pos>\d)")
-
-
-class DailyAnswerButton(PersistentButton, template=rf"{PREFIX}(?P<rest>.{{0,90}})"):
-    """Letter `position` of daily post `post_id` (0 and -1: a custom id that is none of ours)."""
+class DailyAnswerButton(
+    PersistentButton,
+    template=rf"{PREFIX}(?P<post>[1-9][0-9]{{0,17}}):(?P<pos>[0-{MAX_CHOICES - 1}])",
+):
+    """Letter `position` (as shown) of daily post `post_id`. A "dq:" id this template does
+    not take (forged or garbled) is told the answers are closed
+    (`cogs.ui.buttons.UnclaimedButtons`): never a dead button."""
 
     def __init__(
         self, post_id: int, position: int, *, disabled: bool = False, row: int | None = None
     ) -> None:
         super().__init__(
             discord.ui.Button(
-                label=LETTERS[position] if 0 <= position < len(LETTERS) else "?",
+                label=LETTERS[position],
                 style=discord.ButtonStyle.primary,
                 disabled=disabled,
                 custom_id=f"{PREFIX}{post_id}:{position}",
@@ -59,10 +60,7 @@ class DailyAnswerButton(PersistentButton, template=rf"{PREFIX}(?P<rest>.{{0,90}}
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> DailyAnswerButton:
-        ours = CUSTOM_ID.fullmatch(match["rest"])
-        if ours is None:
-            return cls(0, -1)
-        return cls(int(ours["post"]), int(ours["pos"]))
+        return cls(int(match["post"]), int(match["pos"]))
 
     async def pressed(self, interaction: discord.Interaction) -> None:
         await answer_pressed(interaction, self.post_id, self.position)

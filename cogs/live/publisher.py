@@ -19,7 +19,7 @@ from bot.common.i18n import t
 from bot.live.publisher import QuestionView, Reveal, RoundView, Scoreboard
 from bot.live.rules import EndReason
 from bot.quizbank.generated import GeneratedQuestion, asked_question
-from cogs.live.buttons import lobby_view, question_view, reveal_view, scoreboard_view
+from cogs.live.buttons import answer_and_skip_view, lobby_view, reveal_view, scoreboard_view
 from cogs.live.embeds import (
     lobby_embed,
     question_embed,
@@ -94,7 +94,7 @@ class DiscordLivePublisher:
 
     async def post_question(self, view: QuestionView, nonce: str) -> int:
         embed = question_embed(self.bot.services.bank, view)
-        buttons = question_view(
+        buttons = answer_and_skip_view(
             view.round.round_id, view.number, len(view.order), view.round.locale, closed=False
         )
         channel = self._channel(view.round.thread_id, view.round.guild_id)
@@ -103,7 +103,7 @@ class DiscordLivePublisher:
 
     async def edit_question(self, view: QuestionView, message_id: int) -> None:
         embed = question_embed(self.bot.services.bank, view)
-        buttons = question_view(
+        buttons = answer_and_skip_view(
             view.round.round_id, view.number, len(view.order), view.round.locale, closed=view.closed
         )
         message = self._message(view.round, message_id)

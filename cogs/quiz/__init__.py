@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, cast
 from discord.ext import commands
 
 from bot.outbox.rules import Owed
-from cogs.quiz.buttons import AnswerButton, NextButton
+from cogs.quiz.buttons import PREFIX, AnswerButton, NextButton
 from cogs.quiz.commands import QuizCog
 from cogs.quiz.reminders import ReminderSender, ReviewNowButton
 from cogs.quiz.suggest import SuggestModal
+from cogs.ui.buttons import add_buttons
 from cogs.ui.modals import add_modals
 
 if TYPE_CHECKING:
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 
 async def setup(bot: commands.Bot) -> None:
-    bot.add_dynamic_items(AnswerButton, NextButton, ReviewNowButton)
+    add_buttons(bot, AnswerButton, NextButton, unknown=(PREFIX, "quiz.expired"))
+    add_buttons(bot, ReviewNowButton)
     client = cast("QuizTutorBot", bot)
     if client.has_services:
         # The outbox sends owed reminders through this process's client.

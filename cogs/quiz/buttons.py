@@ -1,7 +1,9 @@
 """The buttons of a private quiz (A-F and Next) and what a press does: grade the answer,
 show the explanation, go on. Their custom_id carries the session id and the question's
 number, so a quiz in progress continues after a restart and an old question's buttons
-are refused."""
+are refused. One `DynamicItem` per action (answer, next), whose template is the only parser
+of its custom id; a "qz:" id that neither takes is told the quiz is no longer active
+(`cogs.ui.buttons.UnclaimedButtons`)."""
 
 from __future__ import annotations
 
@@ -22,12 +24,13 @@ from cogs.ui.replies import edit_response, in_time
 from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS
 
+PREFIX = "qz:"
 SESSION_ID = r"[A-Za-z0-9_-]{4,32}"
 
 
 class AnswerButton(
     PersistentButton,
-    template=rf"qz:(?P<sid>{SESSION_ID}):(?P<num>[0-9]{{1,4}}):a:(?P<pos>[0-{MAX_CHOICES - 1}])",
+    template=rf"{PREFIX}(?P<sid>{SESSION_ID}):(?P<num>[0-9]{{1,4}}):a:(?P<pos>[0-{MAX_CHOICES - 1}])",
 ):
     """Choice `position` of question `number`; the number refuses clicks on old questions."""
 
@@ -45,7 +48,7 @@ class AnswerButton(
                 label=LETTERS[position],
                 style=style,
                 disabled=disabled,
-                custom_id=f"qz:{session_id}:{number}:a:{position}",
+                custom_id=f"{PREFIX}{session_id}:{number}:a:{position}",
             ),
             # Five buttons fit a row: a sixth choice goes to the row of Next / Show me.
             row=position // 5,
@@ -64,11 +67,11 @@ class AnswerButton(
         await answer_question(interaction, self.session_id, self.number, self.position)
 
 
-class NextButton(PersistentButton, template=rf"qz:(?P<sid>{SESSION_ID}):n"):
+class NextButton(PersistentButton, template=rf"{PREFIX}(?P<sid>{SESSION_ID}):n"):
     def __init__(self, session_id: str, *, label: str = "→") -> None:
         super().__init__(
             discord.ui.Button(
-                label=label, style=discord.ButtonStyle.primary, custom_id=f"qz:{session_id}:n"
+                label=label, style=discord.ButtonStyle.primary, custom_id=f"{PREFIX}{session_id}:n"
             ),
             row=1,
         )
@@ -84,7 +87,8 @@ class NextButton(PersistentButton, template=rf"qz:(?P<sid>{SESSION_ID}):n"):
         await next_question(interaction, self.session_id)
 
 
-def question_view(session_id: str, number: int, n_choices: int) -> discord.ui.View:
+def choice_buttons_view(session_id: str, number: int, n_choices: int) -> discord.ui.View:
+    """Under a private quiz's question: a button per choice (A, B, ...)."""
     view = discord.ui.View(timeout=None)
     for position in range(n_choices):
         view.add_item(AnswerButton(session_id, number, position))
@@ -119,7 +123,7 @@ def render_step(bank: QuizBank, step: QuizStep) -> tuple[discord.Embed, discord.
     quiz = bank.quiz_of(step.question.id)
     locale = step.session.locale
     embed = question_embed(quiz, step.question, step.order, locale, step.number, step.total)
-    return embed, question_view(step.session.id, step.number, len(step.order))
+    return embed, choice_buttons_view(step.session.id, step.number, len(step.order))
 
 
 async def answer_question(

@@ -1,10 +1,15 @@
-"""The persistent-button base every feature's buttons share, and the "Show me" button that
-runs a question's demo (on private quizzes, live rounds and daily reveals alike).
+"""The persistent-button base every feature's buttons share, the one place they are
+registered, and the "Show me" button that runs a question's demo (on private quizzes, live
+rounds and daily reveals alike).
 
 Buttons are `DynamicItem`s: their custom_id carries the state they need (a session id,
-a demo name, a leaderboard page), so they keep working after a restart. Each feature
-registers its own with `bot.add_dynamic_items` when its extension loads. They share one
-base whose failures go to the one error handler: a press never ends in a dead button.
+a demo name, a leaderboard page), so they keep working after a restart. One class per
+action: its `template` (a regex with named groups, which discord.py matches against the
+whole custom_id) is the only parser of that id, and `from_custom_id` reads the groups.
+Each feature registers its buttons with `add_buttons` when its extension loads. They
+share one base whose failures go to the one error handler, and a press that no template
+takes (a forged id, or one this version never made) is answered by `UnclaimedButtons`:
+a press never ends in a dead button.
 """
 
 from __future__ import annotations
@@ -13,22 +18,37 @@ import contextlib
 import io
 import logging
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import discord
+from discord.ext import commands
 
 from bot.common.errors import UserError
 from bot.common.i18n import t
 from bot.common.text import clip
 from cogs.common import interaction_locale, services_of
 from cogs.ui.embeds import demo_embed
-from cogs.ui.replies import ERROR_PREFIX, error_text, handle_interaction_error, log_context
+from cogs.ui.replies import (
+    ERROR_PREFIX,
+    error_text,
+    handle_interaction_error,
+    log_context,
+    say_error,
+)
 
 log = logging.getLogger("quiztutor.discord")
 
 
 class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"(?!)"):
-    """A persistent button; subclasses say what a press does in `pressed`."""
+    """A persistent button of one action; subclasses say what a press does in `pressed`."""
+
+    # The subclass's template, compiled once and handed to discord.py (which matches it
+    # against the whole custom_id); `UnclaimedButtons` asks it whether an id is claimed.
+    pattern: ClassVar[re.Pattern[str]] = re.compile(r"(?!)")
+
+    def __init_subclass__(cls, *, template: str) -> None:
+        cls.pattern = re.compile(template)
+        super().__init_subclass__(template=cls.pattern)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
@@ -38,6 +58,57 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
 
     async def pressed(self, interaction: discord.Interaction) -> None:
         raise NotImplementedError
+
+
+ROUTER = "UnclaimedButtons"
+
+
+class UnclaimedButtons(commands.Cog, name=ROUTER):
+    """Answers a press that no registered button's template takes: discord.py would drop
+    it, and the member would see "This interaction failed". The message says what the
+    family of the id (its prefix) means when one is registered, else that the button is
+    no longer understood."""
+
+    def __init__(self) -> None:
+        self.patterns: list[re.Pattern[str]] = []
+        self.unknown: dict[str, str] = {}  # custom_id prefix -> message key
+
+    def claims(self, custom_id: str) -> bool:
+        return any(pattern.fullmatch(custom_id) for pattern in self.patterns)
+
+    def refusal(self, custom_id: str) -> str:
+        for prefix, key in self.unknown.items():
+            if custom_id.startswith(prefix):
+                return key
+        return "button.unknown"
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
+        custom_id = str(data.get("custom_id") or "")
+        if self.claims(custom_id):
+            return  # its button answers
+        try:
+            await say_error(interaction, self.refusal(custom_id))
+        except Exception as exc:
+            await handle_interaction_error(interaction, exc)
+
+
+def add_buttons(
+    bot: commands.Bot, *buttons: type[PersistentButton], unknown: tuple[str, str] | None = None
+) -> None:
+    """Register a feature's buttons with discord.py and with `UnclaimedButtons`;
+    `unknown` is (prefix, message key): what a press of an id with this prefix that none
+    of them takes is told."""
+    router = bot.get_cog(ROUTER)
+    assert isinstance(router, UnclaimedButtons), "cogs.interactions loads first"
+    bot.add_dynamic_items(*buttons)
+    router.patterns.extend(button.pattern for button in buttons)
+    if unknown is not None:
+        prefix, key = unknown
+        router.unknown[prefix] = key
 
 
 class ShowDemoButton(PersistentButton, template=r"demo:(?P<name>[a-z][a-z0-9-]{1,39})"):
