@@ -52,12 +52,6 @@ class RoundInfo:
 
 
 @dataclass(frozen=True)
-class Answered:
-    recorded: Recorded
-    letter_position: int | None  # the answer that counts, as displayed
-
-
-@dataclass(frozen=True)
 class MyResult:
     standing: Standing | None  # None: the member did not answer
     players: int
@@ -229,7 +223,9 @@ class LiveRounds:
 
     async def answer(
         self, round_id: int, number: int, position: int, user_id: int, channel_id: int | None
-    ) -> Answered:
+    ) -> Recorded:
+        """The press's outcome, once the writer has committed or refused it (its
+        `position` is the member's answer that counts, as displayed)."""
         arrived = time.monotonic()  # the press's moment, whenever the database takes it
         info = await self._in_place(round_id, channel_id)
         if not 1 <= number <= len(info.question_ids):
@@ -245,8 +241,7 @@ class LiveRounds:
         press = LivePending(
             round_id, number, user_id, position, order[position], correct, info.seconds, arrived
         )
-        recorded = await self.writer.submit(press)
-        return Answered(recorded, recorded.position)
+        return await self.writer.submit(press)
 
     async def join(self, round_id: int, user_id: int, channel_id: int | None) -> bool:
         await self._in_place(round_id, channel_id)

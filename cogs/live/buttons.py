@@ -16,7 +16,6 @@ from typing import Any
 
 import discord
 
-from bot.common.errors import UserError
 from bot.common.i18n import t
 from bot.live.answers_store import Outcome
 from bot.live.rules import MAX_QUESTIONS
@@ -24,7 +23,7 @@ from bot.quizbank.schema import MAX_CHOICES
 from cogs.common import interaction_locale, services_of
 from cogs.live.embeds import result_text
 from cogs.ui.buttons import PersistentButton, ShowDemoButton
-from cogs.ui.replies import in_time, send_ephemeral
+from cogs.ui.replies import in_time, say_error, send_ephemeral
 from cogs.ui.report import ReportButton
 from cogs.ui.style import LETTERS
 
@@ -199,7 +198,10 @@ def scoreboard_view(round_id: int, locale: str) -> discord.ui.View:
 
 # -- presses ----------------------------------------------------------------------------
 
-_REFUSED = {
+# What a press's outcome tells the member (privately).
+_SAID = {
+    Outcome.COUNTED: "live.your_answer",
+    Outcome.REPEAT: "live.already_answered",
     Outcome.CLOSED: "live.question_closed",
     Outcome.LATE: "live.late",
     Outcome.NOT_OPEN: "live.not_open",
@@ -214,13 +216,12 @@ async def _answer(interaction: discord.Interaction, ref: LiveAnswerButton) -> No
     answer = services_of(interaction).live.answer(
         ref.round_id, ref.number, ref.position, interaction.user.id, interaction.channel_id
     )
-    answered = await in_time(interaction, answer)
-    outcome = answered.recorded.outcome
-    if outcome in _REFUSED:
-        raise UserError(_REFUSED[outcome])
-    position = answered.letter_position if answered.letter_position is not None else ref.position
-    key = "live.your_answer" if outcome is Outcome.COUNTED else "live.already_answered"
-    await send_ephemeral(interaction, t(key, locale, letter=LETTERS[position]))
+    recorded = await in_time(interaction, answer)
+    key = _SAID[recorded.outcome]
+    if recorded.position is None:  # refused: closed, late, or not open yet
+        await say_error(interaction, key)
+        return
+    await send_ephemeral(interaction, t(key, locale, letter=LETTERS[recorded.position]))
 
 
 async def _join(interaction: discord.Interaction, ref: LiveRoundButton) -> None:
