@@ -135,6 +135,12 @@ async def test_problems_come_back_in_the_forms_reply_and_nothing_is_saved(
         res = await suggest(fake, bob, prompt=shipped.upper())
         assert res.content == "⚠️ This server has this question already (`mp-01`)."
         assert await rows(bot) == []
+        # The cooldown comes before that scan: a refused duplicate costs the wait too, so a
+        # member cannot make the bot scan its questions over and over.
+        res = await suggest(fake, bob, prompt="A question nobody asked yet?")
+        assert res.content.startswith("⚠️ Slow down a little")
+        assert await rows(bot) == []
+        bot.services.suggestions.cooldown.reset(bob.id)
 
         # Mentions are neutralised, letters before the choices dropped.
         res = await suggest(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.common.errors import SetupError
+from bot.common.private_files import env_file_check
 from bot.common.settings import Settings, token_shape_problem
 from bot.discord.startup import TOKEN_SHAPE_FIX
 
@@ -137,6 +138,7 @@ def check_torch(settings: Settings) -> Check:
 
 CHECKS: list[Callable[[Settings], Check]] = [
     check_token,
+    lambda _: Check(".env", *env_file_check()),
     check_database,
     check_quizzes,
     check_torch,

@@ -3,7 +3,8 @@ from DATABASE_URL (nothing is written), so the host can fix shipped questions up
 
 Per question (newest report first): its quiz, whether it is shipped, the reports per reason
 and in all, the servers they came from, when the last came, and a member's note. Every
-server's reports are added up unless `--guild` names one.
+server's reports are added up unless `--guild` names one. A member's note never reaches the
+terminal as a control sequence, nor a spreadsheet as a formula (`to_csv`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.cli.stats import open_existing, to_csv, to_text
+from bot.common.text import strip_invisible
 from bot.community.reports_store import ReportedQuestion, for_host
 from bot.community.rules import REASONS
 from bot.quizbank import QuizBank
@@ -43,7 +45,7 @@ def rows(found: list[ReportedQuestion], bank: QuizBank) -> list[list[str]]:
                 str(item.total),
                 str(item.servers),
                 item.last_at.strftime("%Y-%m-%d %H:%M"),
-                item.note_text,
+                strip_invisible(item.note_text),  # stored clean; older notes too on a terminal
             ]
         )
     return table

@@ -16,7 +16,7 @@ import io
 from collections.abc import Sequence
 
 from bot.common.errors import SetupError
-from bot.common.text import clip
+from bot.common.text import clip, csv_cell
 from bot.daily.analytics import server_today
 from bot.daily.analytics_rules import ClassAnalytics, choice_text
 from bot.daily.analytics_store import class_analytics
@@ -75,10 +75,11 @@ def week_rows(analytics: ClassAnalytics) -> list[list[str]]:
 
 
 def to_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Every CSV the bot writes: no cell reads as a spreadsheet formula (`csv_cell`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows)
     return out.getvalue()
 
 

@@ -5,6 +5,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The file is larger than {limit_kib} KiB.",
         "id": "Berkas lebih besar dari {limit_kib} KiB.",
     },
+    "admin.import_too_large": {
+        "en": "Imported, this file becomes a quiz file of {size_kib} KiB; a server's quiz holds at most {limit_kib} KiB. Split it into smaller files.",
+        "id": "Setelah diimpor, berkas ini menjadi berkas kuis {size_kib} KiB; kuis server paling besar {limit_kib} KiB. Pecah menjadi beberapa berkas yang lebih kecil.",
+    },
+    "admin.quota_full": {
+        "en": "This server's quizzes may take {limit_kib} KiB in all: {used_kib} KiB are used, and this quiz needs {size_kib} KiB. Remove a quiz with /quizadmin remove, or upload a smaller one.",
+        "id": "Kuis server ini paling banyak {limit_kib} KiB seluruhnya: {used_kib} KiB sudah terpakai, dan kuis ini perlu {size_kib} KiB. Hapus kuis dengan /adminkuis hapus, atau unggah yang lebih kecil.",
+    },
     "admin.not_utf8": {
         "en": "The file is not UTF-8 text.",
         "id": "Berkas bukan teks UTF-8.",

@@ -27,6 +27,9 @@ from bot.quizbank.sandbox import parse_upload
 log = logging.getLogger("quiztutor.custom_quizzes")
 
 MAX_QUIZZES_PER_GUILD = 25
+# All of a server's uploaded quizzes together (the YAML stored): eight files of the most a
+# quiz file may hold.
+MAX_BYTES_PER_GUILD = 8 * MAX_FILE_BYTES
 # The ids of the community quizzes (approved suggestions, `bot.community.rules`): reserved.
 COMMUNITY_PREFIX = "community-"
 MAX_PROBLEMS_SHOWN = 15
@@ -166,13 +169,29 @@ async def upload_quiz(
         upload = await asyncio.to_thread(parse_upload, text, filename, locale)
     except QuizFileError as exc:
         raise UserError("admin.invalid_quiz", problems=_problems_text(exc)) from None
+    # An import is stored as the YAML it becomes, read again at every start: it must fit
+    # the size a quiz file may have (else it would be skipped there, silently).
+    size = len(upload.source.encode())
+    if size > MAX_FILE_BYTES:
+        raise UserError(
+            "admin.import_too_large",
+            size_kib=custom_quizzes_store.kib(size),
+            limit_kib=MAX_FILE_BYTES // 1024,
+        )
     async with _lock(bank):
         quiz = upload.quiz
         taken = conflicts(bank, quiz, guild_id)
         if taken:
             raise UserError("admin.id_taken", ids=", ".join(taken))
         replaced = await custom_quizzes_store.save(
-            db, guild_id, quiz.id, upload.source, user_id, utcnow(), MAX_QUIZZES_PER_GUILD
+            db,
+            guild_id,
+            quiz.id,
+            upload.source,
+            user_id,
+            utcnow(),
+            MAX_QUIZZES_PER_GUILD,
+            MAX_BYTES_PER_GUILD,
         )
         quiz = _add_to_bank(bank, quiz, guild_id)
     return AddedQuiz(quiz, replaced, upload.format, upload.skipped, upload.notes)

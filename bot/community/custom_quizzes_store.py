@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import LargeBinary, cast, func
 from sqlmodel import col, select
 
 from bot.common.errors import UserError
@@ -28,6 +29,11 @@ async def ids_of(db: Database, guild_id: int) -> list[str]:
         return list(rows.all())
 
 
+def kib(size: int) -> int:
+    """Bytes in KiB, rounded up (what a message about sizes shows)."""
+    return -(-size // 1024)
+
+
 async def save(
     db: Database,
     guild_id: int,
@@ -36,9 +42,11 @@ async def save(
     user_id: int,
     now: datetime,
     max_per_guild: int,
+    max_bytes_per_guild: int,
 ) -> bool:
     """Store (or replace) a server's quiz; True when it replaced one. A UserError when the
-    server has `max_per_guild` quizzes already and this is a new one."""
+    server has `max_per_guild` quizzes already and this is a new one, or when its quizzes
+    (this one in place of the one it replaces) would take over `max_bytes_per_guild`."""
     async with db.session() as session:
         stored = (
             await session.exec(
@@ -48,6 +56,25 @@ async def save(
         existing = await session.get(CustomQuiz, (guild_id, quiz_id))
         if existing is None and len(stored) >= max_per_guild:
             raise UserError("admin.too_many", limit=max_per_guild)
+        text = col(CustomQuiz.source)
+        octets = (
+            func.octet_length(text)
+            if (await session.connection()).dialect.name == "postgresql"
+            else func.length(cast(text, LargeBinary))  # SQLite: a text's UTF-8 bytes
+        )
+        others = await session.exec(
+            select(func.coalesce(func.sum(octets), 0)).where(
+                col(CustomQuiz.guild_id) == guild_id, col(CustomQuiz.quiz_id) != quiz_id
+            )
+        )
+        used, size = int(others.one()), len(source.encode())
+        if used + size > max_bytes_per_guild:
+            raise UserError(
+                "admin.quota_full",
+                limit_kib=max_bytes_per_guild // 1024,
+                used_kib=kib(used),
+                size_kib=kib(size),
+            )
         if existing is None:
             session.add(
                 CustomQuiz(guild_id=guild_id, quiz_id=quiz_id, source=source, added_by=user_id)

@@ -62,15 +62,24 @@ class Reports:
         for row in await reports_store.hidden(self.db):
             self.bank.hide(row.guild_id, row.question_id, row.fingerprint)
 
-    def question(self, question_id: str) -> Question:
+    def question(self, question_id: str, guild_id: int | None) -> Question:
+        """A question this server may see (the bank's one rule): another server's question,
+        a forged id, is unknown here, and its text is never shown."""
         try:
-            return self.bank.question(question_id)
+            question = self.bank.question(question_id)
+            visible = self.bank.is_visible(self.bank.quiz_of(question_id).id, guild_id)
         except KeyError:
-            raise UserError("report.unknown_question") from None
+            visible = False
+        if not visible:
+            raise UserError("report.unknown_question")
+        return question
 
-    async def check_can_report(self, question_id: str, user_id: int) -> Question:
-        """Before showing the form: the question exists and this member has not reported it."""
-        question = self.question(question_id)
+    async def check_can_report(
+        self, guild_id: int | None, question_id: str, user_id: int
+    ) -> Question:
+        """Before showing the form: the question is this server's to report and this member
+        has not reported it."""
+        question = self.question(question_id, guild_id)
         if await reports_store.has_reported(self.db, question_id, user_id):
             raise UserError("report.already")
         return question
@@ -83,7 +92,7 @@ class Reports:
         reason: str,
         note: str | None,
     ) -> None:
-        question = self.question(question_id)
+        question = self.question(question_id, guild_id)
         reason = check_reason(reason)
         note = check_note(note)
         wait = self.cooldown.use(user_id)
@@ -111,17 +120,15 @@ class Reports:
         lines = []
         for reported in found:
             try:
-                question: Question | None = self.bank.question(reported.question_id)
-            except KeyError:
+                question: Question | None = self.question(reported.question_id, guild_id)
+            except UserError:  # gone, or (a report stored before the check) not this server's
                 question = None
             hidden = self.bank.is_hidden(guild_id, reported.question_id)
             lines.append(ReportLine(reported, question, hidden))
         return ReportsPage(lines, page, pages, total)
 
     async def hide(self, guild_id: int, question_id: str, actor_id: int) -> Question:
-        question = self.question(question_id)
-        if not self.bank.is_visible(self.bank.quiz_of(question_id).id, guild_id):
-            raise UserError("report.unknown_question")  # not this server's to hide
+        question = self.question(question_id, guild_id)  # only this server's to hide
         fingerprint = question_fingerprint(question)
         await reports_store.hide(
             self.db, guild_id, question_id, fingerprint, actor_id, self.clock()

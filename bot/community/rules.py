@@ -4,7 +4,8 @@ how approved suggestions make a server's "community" quiz, and what a report hol
 A suggestion is checked twice, by the same rules as a quiz file: first field by field, so a
 member reads each problem in their language, then as a one-question quiz through the one
 validation path (`bot.quizbank.parse.validate_data`), which stays the authority. Text
-members type is shown later by the bot, so its mentions are neutralised first.
+members type is shown later by the bot (and the host's terminal): it is stored inert
+(`bot.common.text.member_text`: no control, bidi or zero-width character, no mention).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from bot.common.errors import UserError
 from bot.common.i18n import SUPPORTED_LOCALES, t
-from bot.common.text import neutralise_mentions
+from bot.common.text import member_text
 from bot.quizbank.parse import QuizFileError, validate_data
 from bot.quizbank.schema import (
     CHOICE_LETTERS,
@@ -128,9 +129,9 @@ def check_suggestion(form: SuggestionForm, locale: str) -> Suggestion:
         if not ok:
             problems.append("• " + t(key, locale, **params))
 
-    prompt = neutralise_mentions(form.prompt.strip())
-    explanation = neutralise_mentions(form.explanation.strip())
-    choices = [neutralise_mentions(c) for c in _choice_lines(form.choices)]
+    prompt = member_text(form.prompt).strip()
+    explanation = member_text(form.explanation).strip()
+    choices = _choice_lines(member_text(form.choices))
     written_in = language_of(form.language)
     need(bool(prompt), "suggest.p_prompt_empty")
     need(len(prompt) <= PROMPT_MAX, "suggest.p_prompt_long", limit=PROMPT_MAX, length=len(prompt))
@@ -220,9 +221,9 @@ def prompt_key(prompt: str) -> str:
 
 def check_note(text: str | None, limit: int = NOTE_MAX) -> str | None:
     """A member's free text (a report's note, a rejection's reason): None when empty."""
-    if text is None or not text.strip():
+    cleaned = " ".join(member_text(text or "").split())
+    if not cleaned:
         return None
-    cleaned = neutralise_mentions(" ".join(text.split()))
     if len(cleaned) > limit:
         raise UserError("report.note_long", limit=limit)
     return cleaned

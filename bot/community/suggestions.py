@@ -17,9 +17,10 @@ from datetime import datetime
 
 from bot.common.cooldowns import Cooldown
 from bot.common.errors import UserError
-from bot.common.text import clip
+from bot.common.text import clip, member_text
 from bot.common.times import utcnow
 from bot.community import suggestions_store
+from bot.community.prompt_index import PromptIndex
 from bot.community.rules import (
     MAX_COMMUNITY_QUESTIONS,
     MAX_PENDING_PER_GUILD,
@@ -81,6 +82,7 @@ class Suggestions:
         self.bank = bank
         self.clock = clock
         self.cooldown = Cooldown(cooldown_s)
+        self.prompts = PromptIndex(bank)
         self._lock = asyncio.Lock()
 
     # -- members -----------------------------------------------------------------
@@ -90,10 +92,11 @@ class Suggestions:
     ) -> tuple[int, Suggestion]:
         """Check and store a suggestion as pending; a UserError (nothing stored) says why not."""
         suggestion = check_suggestion(form, locale)
-        self._refuse_known_prompt(guild_id, suggestion)
+        # The cooldown before the duplicate check: a refused duplicate costs the wait too.
         wait = self.cooldown.use(author_id)
         if wait:
             raise UserError("cooldown", seconds=max(1, round(wait)))
+        self._refuse_known_prompt(guild_id, suggestion)
         row = SuggestionRow(
             guild_id=guild_id,
             author_id=author_id,
@@ -119,12 +122,9 @@ class Suggestions:
         self, guild_id: int, suggestion: Suggestion, own_id: str | None = None
     ) -> None:
         """A question this server sees already (shipped, uploaded or community)."""
-        key = prompt_key(suggestion.prompt)
-        for question in self.bank.visible_questions(guild_id):
-            if question.id == own_id:
-                continue
-            if any(prompt_key(text) == key for text in question.prompt.values()):
-                raise UserError("suggest.known_question", question_id=question.id)
+        known = self.prompts.known(guild_id, suggestion.prompt, own_id)
+        if known is not None:
+            raise UserError("suggest.known_question", question_id=known)
 
     # -- admins ------------------------------------------------------------------
 
@@ -188,6 +188,7 @@ class Suggestions:
             raise UserError("suggest.id_taken", question_id=question_id)
         self._refuse_known_prompt(guild_id, suggestion)
         excerpt = clip(suggestion.prompt, EXCERPT)
+        server = member_text(server)  # a server's name, stored in the author's notice
         decided = await suggestions_store.decide(
             self.db,
             suggestion_id,
@@ -211,7 +212,7 @@ class Suggestions:
         row = await self.pending_row(guild_id, suggestion_id)
         excerpt = clip(Suggestion.from_json(row.content).prompt, EXCERPT)
         key = "notice.rejected_reason" if reason else "notice.rejected"
-        params = {"server": server, "prompt": excerpt, "reason": reason or ""}
+        params = {"server": member_text(server), "prompt": excerpt, "reason": reason or ""}
         decided = await suggestions_store.decide(
             self.db,
             suggestion_id,
@@ -242,13 +243,14 @@ class Suggestions:
             self._install(guild_id, rows)
 
     async def load(self) -> None:
-        """At start: every server's community quiz."""
+        """At start: every server's community quiz, and the index of the bank's prompts."""
         rows = await suggestions_store.approved(self.db, None, MAX_COMMUNITY_QUESTIONS)
         per_guild: dict[int, list[SuggestionRow]] = {}
         for row in rows:
             per_guild.setdefault(row.guild_id, []).append(row)
         for guild_id, guild_rows in per_guild.items():
             self._install(guild_id, guild_rows[:MAX_COMMUNITY_QUESTIONS])
+        self.prompts.refresh()
 
     def _install(self, guild_id: int, rows: list[SuggestionRow]) -> None:
         quiz_id = community_quiz_id(guild_id)

@@ -1,6 +1,7 @@
 """Backups: SQLite's online backup API; for PostgreSQL, the `pg_dump` command to run.
 
-`backup(url, destination)` copies a SQLite database safely while the bot writes to it.
+`backup(url, destination)` copies a SQLite database safely while the bot writes to it,
+into a file only the bot's user may read (mode 0600).
 PostgreSQL is backed up with its own tool (consistent while the bot runs, restorable
 with pg_restore); `backup` raises a SetupError that gives the exact command.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from bot.common.errors import SetupError
+from bot.common.private_files import create_private
 from bot.db.health import check_url, pg_dump_command, redact
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -77,7 +79,7 @@ async def backup(db_url_or_path: str | Path, dest_path: str | Path) -> Path:
     _check_destination(source, dest)
 
     def copy() -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        create_private(dest, tighten=True)  # mode 0600 before a byte is copied into it
         with sqlite3.connect(source) as src, sqlite3.connect(dest) as out:
             src.backup(out)
         src.close()

@@ -25,6 +25,8 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.common.private_files import PRIVATE_FILE, create_private
+
 if TYPE_CHECKING:  # alembic is imported only when a migration runs (see migrate_to)
     from alembic.config import Config
 
@@ -175,7 +177,7 @@ class Database:
     ) -> Database:
         sqlite_file = _sqlite_file(url)
         if sqlite_file is not None:
-            sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+            create_private(sqlite_file)  # mode 0600: members' data, readable by the bot alone
         engine = create_async_engine(url, **engine_kwargs(url, options or EngineOptions()))
         if engine.dialect.name == "sqlite":
             event.listen(engine.sync_engine, "connect", _set_pragmas)
@@ -283,7 +285,7 @@ class Database:
             yield
             return
         lock_path = sqlite_file.with_name(sqlite_file.name + ".migrate-lock")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         try:
             # flock blocks: wait in a thread so the event loop keeps running.
             await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)

@@ -21,7 +21,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from bot.common.errors import SetupError
-from bot.common.redact import redact_text
+from bot.common.redact import passwords_in, redact_text
 
 SQLITE_EXAMPLE = "sqlite+aiosqlite:///data/quiztutor.db"
 POSTGRES_EXAMPLE = "postgresql+asyncpg://USER:PASSWORD@HOST:5432/DB"
@@ -31,21 +31,17 @@ CONNECT_TIMEOUT_S = 10.0
 
 
 def redact(url: str) -> str:
-    """The URL with its password shown as ***, also for a URL that does not parse."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        return redact_text(url)
+    """The URL with its password shown as ***, also for a URL that does not parse and for
+    a password with an unencoded `@` (which SQLAlchemy's parser would cut at that `@`)."""
+    return redact_text(url)
 
 
 def scrub(text: str, url: str) -> str:
     """`text` (e.g. a driver's error message) with the URL's password taken out."""
-    try:
-        password = make_url(url).password
-    except (ArgumentError, ValueError):
-        password = None
     text = redact_text(text)
-    return text.replace(str(password), "***") if password else text
+    for password in sorted(passwords_in(url), key=len, reverse=True):
+        text = text.replace(password, "***")
+    return text
 
 
 def check_url(url: str) -> URL:
@@ -83,6 +79,11 @@ def check_url(url: str) -> URL:
         )
     if backend == "sqlite":
         _check_sqlite_location(parsed)
+    elif parsed.host and "@" in parsed.host:  # SQLAlchemy cut the password at its first @
+        raise SetupError(
+            f"DATABASE_URL {shown} has an @ in its password that is not percent-encoded.",
+            "Write each @ of the password as %40 (e.g. p%40ss for p@ss).",
+        )
     elif not parsed.host or not parsed.database:
         raise SetupError(
             f"DATABASE_URL {shown} names no host or no database.",
@@ -160,7 +161,7 @@ async def opening_errors(url: str) -> AsyncIterator[None]:
 
 def _libpq_url(url: str) -> str:
     """The URL as psql and pg_dump take it (no +driver), password redacted."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=True)
+    return redact_text("postgresql://" + url.partition("://")[2])
 
 
 def pg_dump_command(url: str, destination: str | Path) -> str:

@@ -13,6 +13,7 @@ from bot.common.i18n import t
 from bot.common.text import clip
 from bot.community.reports import ReportsPage
 from bot.community.rules import REASONS
+from bot.quizbank.links import unmask
 from cogs.common import interaction_locale, require_manage_server, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.replies import send_ephemeral
@@ -50,7 +51,9 @@ def reports_embed(page: ReportsPage, locale: str) -> discord.Embed:
         )
         block = f"{head}\n> {prompt}\n{counts}"
         if reported.last_note:
-            block += f"\n{t('reports.note', locale)}: *{clip(reported.last_note, 200)}*"
+            # A member's note: a masked link shows where it leads.
+            note = clip(unmask(reported.last_note), 200)
+            block += f"\n{t('reports.note', locale)}: *{note}*"
         blocks.append(block)
     return discord.Embed(
         title=t("reports.title", locale, page=page.page, pages=page.pages, total=page.total),

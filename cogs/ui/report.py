@@ -44,9 +44,10 @@ class ReportButton(PersistentButton, template=rf"rp:(?P<qid>{QUESTION_ID})"):
 
     async def pressed(self, interaction: discord.Interaction) -> None:
         locale = interaction_locale(interaction)
-        # Refused before the form: an unknown question, or one this member reported.
+        # Refused before the form: a question this server does not see (gone, or another
+        # server's: its text is never shown here), or one this member reported.
         await services_of(interaction).reports.check_can_report(
-            self.question_id, interaction.user.id
+            interaction.guild_id, self.question_id, interaction.user.id
         )
         await interaction.response.send_modal(report_modal(self.question_id, locale))
 

@@ -10,6 +10,7 @@ import discord
 from bot.common.i18n import t
 from bot.common.text import clip
 from bot.community.rules import CHOICES_TEXT_MAX, LANGUAGE_MAX, Suggestion, SuggestionForm
+from bot.quizbank.links import unmask
 from bot.quizbank.schema import EXPLANATION_MAX, PROMPT_MAX
 from cogs.ui.modals import build_modal, text_field
 from cogs.ui.style import BRAND_COLOUR, EMBED_DESCRIPTION_MAX, EMBED_FIELD_MAX, LETTERS
@@ -87,18 +88,20 @@ def suggestion_embed(
     byline: str,
     footer: str | None = None,
 ) -> discord.Embed:
+    # A member's text: a masked link shows where it leads (`unmask`, as for uploads).
     marks = [
-        f"{'✅' if index == suggestion.answer else '▫️'} **{LETTERS[index]})** {choice}"
+        f"{'✅' if index == suggestion.answer else '▫️'} **{LETTERS[index]})** {unmask(choice)}"
         for index, choice in enumerate(suggestion.choices)
     ]
+    prompt = unmask(suggestion.prompt)
     embed = discord.Embed(
         title=title,
-        description=clip(f"**{suggestion.prompt}**\n\n" + "\n".join(marks), EMBED_DESCRIPTION_MAX),
+        description=clip(f"**{prompt}**\n\n" + "\n".join(marks), EMBED_DESCRIPTION_MAX),
         colour=BRAND_COLOUR,
     )
     embed.add_field(
         name=t("suggest.f_explanation", locale),
-        value=clip(suggestion.explanation, EMBED_FIELD_MAX),
+        value=clip(unmask(suggestion.explanation), EMBED_FIELD_MAX),
         inline=False,
     )
     embed.add_field(name="\u200b", value=clip(byline, EMBED_FIELD_MAX), inline=False)
