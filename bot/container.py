@@ -15,7 +15,7 @@ from datetime import datetime
 from bot.common.cooldowns import Cooldown
 from bot.common.settings import Settings
 from bot.common.times import utcnow
-from bot.community.custom_quizzes import load_custom_quizzes
+from bot.community.custom_quizzes import UploadGate, load_custom_quizzes
 from bot.community.reports import Notices, Reports
 from bot.community.suggestions import Suggestions
 from bot.daily.service import DailyService
@@ -54,6 +54,7 @@ class Services:
     scheduler: DrainingScheduler
     # Per member: one /quiz start or review, one demo, per cooldown (abuse limits).
     quiz_cooldown: Cooldown
+    uploads: UploadGate
     demo_cooldown: Cooldown
     suggestions: Suggestions
     reports: Reports
@@ -208,6 +209,7 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         generated=pool,
         scheduler=DrainingScheduler(),
         quiz_cooldown=Cooldown(settings.quiz_cooldown_s),
+        uploads=UploadGate(settings.upload_cooldown_s),
         demo_cooldown=Cooldown(settings.demo_cooldown_s),
         demo_warmup=warmup,
         suggestions=suggestions,

@@ -17,6 +17,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "demo_worker": False,
         "quiz_cooldown_s": 0,
         "demo_cooldown_s": 0,
+        "upload_cooldown_s": 0,
         "discord_token": TOKEN,
     }
     values.update(overrides)

@@ -67,6 +67,9 @@ class Settings(BaseSettings):
         description="Instances made ahead per template for /quiz (0: written questions only).",
     )
     quiz_cooldown_s: float = Field(default=3.0, ge=0)
+    upload_cooldown_s: float = Field(
+        default=10.0, ge=0, description="Seconds between two /quizadmin add of one server."
+    )
     live_max_rounds_per_server: int = Field(
         default=DEFAULT_MAX_ROUNDS,
         ge=1,

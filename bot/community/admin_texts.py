@@ -1,6 +1,14 @@
 """Texts of /quizadmin (server quizzes uploaded by admins)."""
 
 MESSAGES: dict[str, dict[str, str]] = {
+    "admin.upload_busy": {
+        "en": "An upload of this server is being read; try again when it is done.",
+        "id": "Unggahan server ini sedang dibaca; coba lagi setelah selesai.",
+    },
+    "admin.upload_cooldown": {
+        "en": "This server just uploaded a quiz; try again in {seconds} s.",
+        "id": "Server ini baru saja mengunggah kuis; coba lagi dalam {seconds} detik.",
+    },
     "admin.file_too_large": {
         "en": "The file is larger than {limit_kib} KiB.",
         "id": "Berkas lebih besar dari {limit_kib} KiB.",

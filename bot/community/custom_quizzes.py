@@ -10,10 +10,14 @@ upload may replace its own server's quiz but never a shipped one or another serv
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import math
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from bot.common.cooldowns import Cooldown
 from bot.common.errors import UserError
 from bot.common.times import utcnow
 from bot.community import custom_quizzes_store
@@ -123,6 +127,34 @@ class AddedQuiz:
     format: Format
     skipped: list[Problem]  # questions not imported (imports), each with its reason
     notes: list[Problem] = field(default_factory=list)  # imported with a change
+
+
+# Between two uploads of one server (its uploads are parsed in a child process, one core
+# each: a server cannot keep the host's CPUs busy with them).
+UPLOAD_COOLDOWN_S = 10.0
+
+
+class UploadGate:
+    """One upload at a time per server, and `cooldown_s` between two of them."""
+
+    def __init__(self, cooldown_s: float = UPLOAD_COOLDOWN_S) -> None:
+        self._reading: set[int] = set()
+        self._cooldown = Cooldown(cooldown_s)
+
+    @contextlib.contextmanager
+    def enter(self, guild_id: int) -> Iterator[None]:
+        """Held while the server's upload is downloaded and read; a UserError if one is
+        being read already or the last one was too recent."""
+        if guild_id in self._reading:
+            raise UserError("admin.upload_busy")
+        wait = self._cooldown.use(guild_id)
+        if wait:
+            raise UserError("admin.upload_cooldown", seconds=math.ceil(wait))
+        self._reading.add(guild_id)
+        try:
+            yield
+        finally:
+            self._reading.discard(guild_id)
 
 
 async def add_custom_quiz(

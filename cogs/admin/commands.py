@@ -21,6 +21,7 @@ from bot.common.i18n import t
 from bot.common.text import clip
 from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
+    AddedQuiz,
     guild_quiz_ids,
     problems_text,
     remove_custom_quiz,
@@ -87,28 +88,12 @@ class AdminCog(commands.Cog):
         # Refuse before downloading: Discord says the size, the bytes are not needed.
         if file.size > MAX_FILE_BYTES:
             raise UserError("admin.file_too_large", limit_kib=MAX_FILE_BYTES // 1024)
-        # Downloading and validating may take longer than Discord's 3 s to answer.
-        await interaction.response.defer(ephemeral=True, thinking=True)
         services = services_of(interaction)
-        try:
-            try:
-                data = await file.read()
-            except discord.HTTPException:
-                raise UserError("admin.download_failed") from None
-            added = await upload_quiz(
-                services.db,
-                services.bank,
-                guild_id,
-                interaction.user.id,
-                file.filename,
-                data,
-                locale=language.value if language else locale,
-            )
-        except UserError as exc:
-            # Edit the "thinking..." message rather than leave it spinning under a follow-up.
-            await interaction.edit_original_response(
-                content=error_text(exc.key, locale, **exc.params)
-            )
+        with services.uploads.enter(guild_id):  # one at a time per server, then a pause
+            # Downloading and validating may take longer than Discord's 3 s to answer.
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            added = await self._read_upload(interaction, file, language, locale)
+        if added is None:
             return
         quiz, replaced = added.quiz, added.replaced
         key = "admin.replaced" if replaced else "admin.added"
@@ -139,6 +124,36 @@ class AdminCog(commands.Cog):
             "custom quiz stored",
             extra={**log_context(interaction), "quiz_id": quiz.id, "replaced": replaced},
         )
+
+    async def _read_upload(
+        self,
+        interaction: discord.Interaction,
+        file: discord.Attachment,
+        language: app_commands.Choice[str] | None,
+        locale: str,
+    ) -> AddedQuiz | None:
+        """Download and read the file (in a child process); None when it was refused (the
+        "thinking..." message then says why, rather than spin under a follow-up)."""
+        services = services_of(interaction)
+        try:
+            try:
+                data = await file.read()
+            except discord.HTTPException:
+                raise UserError("admin.download_failed") from None
+            return await upload_quiz(
+                services.db,
+                services.bank,
+                _guild_id(interaction),
+                interaction.user.id,
+                file.filename,
+                data,
+                locale=language.value if language else locale,
+            )
+        except UserError as exc:
+            await interaction.edit_original_response(
+                content=error_text(exc.key, locale, **exc.params)
+            )
+            return None
 
     @manage_server
     @quizadmin.command(name="remove", description="Remove one of this server's quizzes")
