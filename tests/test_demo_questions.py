@@ -52,17 +52,21 @@ def test_a_wrong_claim_is_caught(autocast: dict[str, Any]) -> None:
 def test_generated_autocast_questions_agree_with_the_demos_cpu_column(
     autocast: dict[str, Any], dtype: str
 ) -> None:
-    """The template feeds fp32 inputs: an op the demo shows lowered returns the autocast
-    dtype, any other op (cast up or left alone) returns float32."""
+    """The template feeds fp32 inputs and asks what two ops return: an op the demo shows
+    lowered returns the autocast dtype, any other op (cast up or left alone) float32."""
     column = autocast["by_device"]["cpu"]["fp16" if dtype == "float16" else "bf16"]
     shared = [op for op in OPS if op in column]
     assert {"matmul", "linear", "softmax", "sum", "mse_loss"} <= set(shared)
-    for op in shared:
-        instance = build_instance("autocast-dtype", {"dtype": dtype, "op": op})
+
+    def shown(op: str) -> str:
+        lowered = op in ("matmul", "linear", "conv2d") and column[op] == dtype
+        return f"torch.{dtype if lowered else 'float32'}"
+
+    for first, second in zip(shared, [*shared[1:], shared[0]], strict=True):
+        instance = build_instance("autocast-dtype", {"dtype": dtype, "ops": [first, second]})
         assert instance.demo == "autocast"
         right = instance.choices["en"][instance.answer]
-        lowered = op in ("matmul", "linear", "conv2d") and column[op] == dtype
-        assert right == f"torch.{dtype if lowered else 'float32'}", op
+        assert right == f"{shown(first)} {shown(second)}", (first, second)
 
 
 def test_on_a_gpu_host_the_figure_shows_cpu_and_cuda_side_by_side(

@@ -161,7 +161,7 @@ async def test_quiz_stop(discord_fake: FakeDiscord, start_bot: StartBot) -> None
         nothing = await fake.slash(member, "quiz stop")
         assert nothing.content.startswith("You have no quiz running.")
         res = await fake.slash(member, "quiz start")
-        assert res.embeds[0]["title"] == f"Question 1/{len(bot.common.bank.all_questions())}"
+        assert res.embeds[0]["title"] == f"Question 1/{len(bot.services.bank.all_questions())}"
         stopped = await fake.slash(member, "quiz stop")
         assert stopped.content == "Your quiz is stopped."
         assert await sessions_store.active_for(bot.services.db, member.id) is None

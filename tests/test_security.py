@@ -349,4 +349,4 @@ async def test_demo_queue_is_bounded_and_demo_cooldown_applies(
             release.set()
             await runner.close()
         done = await running.wait_original(lambda m: m.content.startswith("⚠️"))
-        assert "restarted" in done.content
+        assert "stopped with an error before it finished" in done.content

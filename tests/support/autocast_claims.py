@@ -16,8 +16,6 @@ LOWERED = [(op, "low") for op in ("matmul", "linear", "conv2d")]
 OP_CLAIMS: dict[str, list[tuple[str, str, str]]] = {
     # softmax(x @ w) under CPU bf16 autocast is bfloat16; CUDA would cast it up.
     "ma-01": [("cpu", "softmax", "low"), ("cuda", "softmax", "float32")],
-    # nn.Linear's output under autocast is the autocast dtype, fp32 weights or not.
-    "ma-02": [("cpu", "linear", "low"), ("cuda", "linear", "low")],
     "mp-06": [],
     # The lists differ by device: what the explanation says of each.
     "mp-08": [

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.common.i18n import t
 from bot.quizbank.formats.common import Draft, Parsed, split_explanation
 from bot.quizbank.formats.markup import GAP, TEXT_FORMATS, TextFormat, looks_like_html, to_discord
 from bot.quizbank.parse import Problem
@@ -295,6 +296,8 @@ def _question_gift(question: Question, locale: str) -> list[str]:
     prompt = question.text("prompt", locale)
     choices = question.choice_texts(locale)
     general, feedback = split_explanation(question.text("explanation", locale), choices)
+    if general == t("import.default_explanation", locale, choice=choices[question.answer]):
+        general = ""  # the explanation an import gave a question without feedback
     fmt = _needs(prompt)
     name = question.title or question.id
     lines = [f"// [id:{question.id}]", f"::{escape(name)}::{_write(prompt, 'moodle')}{{"]
