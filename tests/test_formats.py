@@ -339,3 +339,13 @@ def test_any_text_survives_gift(prompt: str, right: str, wrong: str, explanation
         1,
         explanation,
     )
+
+
+def test_imported_yaml_quotes_text_a_yaml_12_reader_takes_for_a_number() -> None:
+    """`3.4e38` is text to PyYAML (YAML 1.1) but a float to YAML 1.2 readers: quoted."""
+    aiken = b"Where does fp16 overflow?\nA. 65504\nB. 3.4e38\nC. .inf\nD. 1e-5\nANSWER: A\n"
+    quiz = import_text(aiken.decode(), "aiken", file="q.txt", locale="en").quiz
+    text = quiz_yaml(quiz)
+    for value in ("'65504'", "'3.4e38'", "'.inf'", "'1e-5'"):
+        assert value in text, text
+    assert parse_quiz(text, "q.yaml") == quiz

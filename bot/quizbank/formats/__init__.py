@@ -11,6 +11,7 @@ lines are split and scanned, no pattern runs over the whole upload.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Any, Literal
@@ -105,7 +106,26 @@ def import_text(
     return replace(result, format=fmt)
 
 
+# What a YAML 1.2 reader takes for a number (PyYAML writes YAML 1.1, where `3.4e38` is a
+# string and needs no quotes): such text is quoted, so every reader keeps it text.
+_YAML12_NUMBER = re.compile(
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+"
+)
+
+
+class _QuizDumper(yaml.SafeDumper):
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        if _YAML12_NUMBER.fullmatch(data):
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style="'")
+        return super().represent_str(data)
+
+
+_QuizDumper.add_representer(str, _QuizDumper.represent_str)
+
+
 def quiz_yaml(quiz: Quiz) -> str:
-    """The quiz as a quiz file (what `parse_quiz` reads back to the same quiz)."""
+    """The quiz as a quiz file (what `parse_quiz` reads back to the same quiz); text that
+    a YAML 1.2 reader would take for a number is quoted."""
     data: dict[str, Any] = quiz.model_dump(mode="json", exclude_defaults=True)
-    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+    return yaml.dump(data, Dumper=_QuizDumper, allow_unicode=True, sort_keys=False, width=100)
