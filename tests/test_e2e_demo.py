@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from bot.quiz import sessions_store
+from bot.quizbank import parse_quiz
 from testkit.standin.models import FakeMessage
 from testkit.standin.server import FakeDiscord
 from tests.support.bot import StartBot
@@ -130,7 +131,8 @@ async def test_show_me_is_answered_without_the_demo_extension(
     monkeypatch.setattr(app_module, "EXTENSIONS", without_demo)
     async with start_bot() as bot:
         assert "cogs.demo" not in bot.extensions
-        quiz = await fake.slash(member, "quiz start", topic="mixed-precision", questions=1)
+        bot.services.bank.add(parse_quiz(WITH_DEMO))  # its one question has a demo
+        quiz = await fake.slash(member, "quiz start", topic="with-demo", questions=1)
         assert quiz.message is not None
         await fake.click(quiz.message, quiz.message.custom_ids()[0], member)
     # After a restart only the registered dynamic items can answer the old message.
@@ -140,6 +142,20 @@ async def test_show_me_is_answered_without_the_demo_extension(
         shown = await fake.click(answered, show_me, member)
         # No worker in this bot: a clear answer instead of "This interaction failed".
         assert shown.ephemeral and shown.content == "⚠️ Demos are turned off on this bot."
+
+
+WITH_DEMO = """\
+id: with-demo
+title: {en: Formats, id: Format}
+description: {en: One question, id: Satu soal}
+questions:
+  - id: wd-01
+    prompt: {en: 'Which format has 8 exponent bits?', id: 'Format mana yang punya 8 bit eksponen?'}
+    choices: {en: [bf16, fp16, fp8], id: [bf16, fp16, fp8]}
+    answer: 0
+    explanation: {en: bf16 keeps fp32's exponent., id: bf16 memakai eksponen fp32.}
+    demo: formats
+"""
 
 
 def said(text: str) -> Callable[[FakeMessage], bool]:
