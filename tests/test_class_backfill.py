@@ -15,7 +15,7 @@ from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.learning.recall_backfill import ClassBackfill, unfolded_guilds
 from bot.learning.recall_rules import CARDS
-from bot.learning.recall_store import signals
+from bot.learning.recall_store import fold, signals
 from bot.learning.review_rules import review
 from bot.quizbank import QuizBank
 from testkit.times import Clock
@@ -114,3 +114,25 @@ async def test_the_backfill_folds_every_server_and_stops_between_transactions(
         async with db.engine.connect() as conn:
             members, found, _ = await signals(conn, guild_id, list(QUESTIONS), NOW)
         assert members == count and all(s.n == count for s in found.values())
+
+
+class RacedBackfill(ClassBackfill):
+    """Its first slice finds another process's fold counting the same members first."""
+
+    raced = False
+
+    async def _slice(self, guild_id: int) -> int:
+        if not self.raced:
+            self.raced = True
+            await fold(self.db, guild_id, NOW, 0.0)  # the other process: one chunk
+            return 0
+        return await super()._slice(guild_id)
+
+
+async def test_a_slice_that_counts_no_one_does_not_end_the_backfill(db: Database) -> None:
+    await upgraded_server(db, BIG, range(1, 1001))
+    backfill = RacedBackfill(db, Clock(NOW))
+    backfill.start()
+    await backfill.done()
+    assert backfill.raced and await unfolded_guilds(db) == []
+    assert backfill.folded == 1000 - 200  # the other process's chunk: 200 members

@@ -33,12 +33,14 @@ _MEMBER = SQLModel.metadata.tables[ClassMember.__tablename__]
 SLICE_S = 1.0
 
 
-async def unfolded_guilds(db: Database) -> list[int]:
-    """The servers with members not yet counted in their class recall."""
+async def unfolded_guilds(db: Database, guild_id: int | None = None) -> list[int]:
+    """The servers (or only `guild_id`, if so) with members not yet counted in their
+    class recall."""
+    query = select(_MEMBER.c.guild_id).where(_MEMBER.c.counted == false())
+    if guild_id is not None:
+        query = query.where(_MEMBER.c.guild_id == guild_id).limit(1)
     async with db.engine.connect() as conn:
-        rows = await conn.execute(
-            select(_MEMBER.c.guild_id).where(_MEMBER.c.counted == false()).distinct()
-        )
+        rows = await conn.execute(query.distinct())
         return sorted(int(g) for g in rows.scalars())
 
 
@@ -75,13 +77,14 @@ class ClassBackfill:
                 lambda: unfolded_guilds(self.db), "finding servers to fold"
             )
             for guild_id in guilds:
+                # A slice may count no one (a choice's fold took the same members first)
+                # and still leave some: the server is done when none are left.
                 while not self._stop.is_set():
-                    changed = await retry_transient(
+                    self.folded += await retry_transient(
                         functools.partial(self._slice, guild_id),
                         "folding members into the class",
                     )
-                    self.folded += changed
-                    if not changed:
+                    if not await unfolded_guilds(self.db, guild_id):
                         break
         except Exception as exc:  # a later choice or settle folds what is left
             log_failure(log, "folding the classes at start", exc)
