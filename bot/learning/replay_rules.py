@@ -13,10 +13,14 @@ step once and looks it up after: the same floats, the same due times, in a few Â
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
+import orjson
 from fsrs import Card, Rating, Scheduler, State
 
 from bot.common.times import as_utc
@@ -100,3 +104,84 @@ class Replayer:
             "last_review": last.isoformat(),
         }
         return Replayed(card, due, last, len(flags), lapses, open_mistake, last_wrong_at, flags)
+
+
+@dataclass
+class Chunk:
+    """A chunk of members replayed: rows for the driver (`review_card`, `member_activity`)."""
+
+    cards: list[tuple[Any, ...]]
+    days: list[tuple[Any, ...]]
+    reviews: int
+
+
+class ChunkReplayer:
+    """Log rows (user, question, rating, correct, reviewed_at, guild, id; in card and time
+    order) to the cards to write and the days to count, as migration 0008 writes them:
+    a card is written when a row above id `top` is in its log; a day is the review's
+    calendar day in its server's timezone. `parse` and `stored` convert the driver's
+    timestamps."""
+
+    def __init__(
+        self,
+        replayer: Replayer,
+        zones: dict[int, tzinfo],
+        top: int,
+        parse: Callable[[Any], datetime],
+        stored: Callable[[datetime], Any],
+        dates_as_text: bool,
+    ) -> None:
+        self.replayer = replayer
+        self.zones = zones
+        self.top = top
+        self.parse = parse
+        self.stored = stored
+        self.dates_as_text = dates_as_text
+
+    def replay(self, rows: Sequence[Sequence[Any]]) -> Chunk:
+        parse, zones, top, stored = self.parse, self.zones, self.top, self.stored
+        days: dict[tuple[int, date], list[int]] = {}
+        cards = []
+        reviews = 0
+        for (user_id, question_id), group in groupby(rows, key=itemgetter(0, 1)):
+            history = list(group)
+            times = [parse(r[4]) for r in history]
+            card = self.replayer.replay(
+                [(r[2], bool(r[3]), at) for r, at in zip(history, times, strict=True)]
+            )
+            for r, at, due in zip(history, times, card.due_flags, strict=True):
+                zone = zones.get(r[5], UTC)
+                key = (user_id, (at if zone is UTC else at.astimezone(zone)).date())
+                counts = days.get(key)
+                if counts is None:
+                    counts = days[key] = [0, 0, 0, 0]
+                right = bool(r[3])
+                counts[0] += 1
+                counts[1] += right
+                counts[2] += due
+                counts[3] += due and right
+            reviews += len(history)
+            if any(r[6] > top for r in history):
+                assert card.due is not None and card.last_review is not None
+                cards.append(
+                    (
+                        user_id,
+                        question_id,
+                        orjson.dumps(card.card).decode(),
+                        stored(card.due),
+                        stored(card.last_review),
+                        card.reviews,
+                        card.lapses,
+                        card.open_mistake,
+                        None if card.last_wrong_at is None else stored(card.last_wrong_at),
+                    )
+                )
+        as_text = self.dates_as_text
+        return Chunk(
+            cards,
+            [
+                (u, d.isoformat() if as_text else d, c[0], c[1], c[2], c[3])
+                for (u, d), c in days.items()
+            ],
+            reviews,
+        )
