@@ -271,8 +271,8 @@ async def dump(db: Database) -> dict[str, list[tuple[Any, ...]]]:
                 continue
             keep = [c for c in columns if (name, c) != ("memory_model", "next_fit_at")]
             quoted = ", ".join(f'"{c}"' for c in keep)
-            rows = await conn.exec_driver_sql(f'SELECT {quoted} FROM "{name}" ORDER BY {quoted}')
-            out[name] = [tuple(r) for r in rows]
+            rows = await conn.exec_driver_sql(f'SELECT {quoted} FROM "{name}"')
+            out[name] = sorted((tuple(r) for r in rows), key=repr)  # PostgreSQL: json
     return out
 
 
