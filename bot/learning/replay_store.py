@@ -365,5 +365,15 @@ def _replay(conn: Connection, now: Any, result: Replayed) -> None:
     conn.execute(sa.text("DROP INDEX ix_review_log_user"))
     result.inserted = insert_old_answers(conn)
     conn.execute(sa.text("CREATE INDEX ix_review_log_user ON review_log (user_id, reviewed_at)"))
+    _analyze(conn, "review_log")  # the replay reads it by member
     replay_cards(conn, top, result)
     add_models(conn, now)
+    _analyze(conn, "review_card", "member_activity")  # what the bot reads first after
+
+
+def _analyze(conn: Connection, *tables: str) -> None:
+    """PostgreSQL: fresh statistics of tables that just gained a million rows, so the
+    next statements (and the bot's first queries) are planned for their size."""
+    if conn.dialect.name == "postgresql":
+        for table in tables:
+            conn.exec_driver_sql(f"ANALYZE {table}")
