@@ -8,7 +8,7 @@ due time is the review's time plus an interval that depends on those alone. A se
 cards go through few distinct such steps (every first review of a rating is the same
 step, and the later ones repeat across members), so `Replayer` asks fsrs each distinct
 step once and looks it up after: the same floats, the same due times, in a few µs a review
-(tests/test_learning_replay.py compares it with `replay` on random histories).
+(tests/learning/test_learning_replay.py compares it with `replay` on random histories).
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ million answers, so nothing here goes one answer at a time:
    (their answers were applied live). The daily counts are rebuilt from the replay.
    Rows are read and written with the driver's cursor, executemany.
 
-Running it again changes nothing (tests/test_learning_replay.py); a database upgraded by
+Running it again changes nothing (tests/learning/test_learning_replay.py); a database upgraded by
 this and by the first version, one review at a time, ends identical
-(tests/test_upgrade_replay.py).
+(tests/learning/test_upgrade_replay.py).
 """
 
 from __future__ import annotations
