@@ -146,6 +146,8 @@ async def test_both_answer_modes_grade_streak_review_count_and_reveal_alike(
         assert (
             await streaks_store.member_streak(bot.services.db, fake.guild.id, citra.id)
         ).current == 0
+        # The review cards are graded after the reveal, off its path: wait for that.
+        await asyncio.wait_for(bot.services.daily.settling.graded(fake.guild.id), WAIT)
         async with bot.services.db.session() as session:
             cards = (
                 await session.exec(
