@@ -39,9 +39,13 @@ async def test_quiz_start_answer_next_until_score(
         assert len(embed["fields"][0]["value"]) > 80  # the explanation
         assert "Sources" in [f["name"] for f in embed["fields"]]
         updated = fake.message(message.id)
+        session = await sessions_store.active_for(bot.services.db, member.id)
+        assert session is not None
+        shown, _ = bot.services.sessions.current_question(session)
+        show_me = ["Show me"] if shown.demo else []  # where the question has a demo
         assert [c.get("label") for c in updated.components[1]["components"]] == [
             "Next",
-            "Show me",
+            *show_me,
             "Report",
         ]
 
