@@ -38,8 +38,9 @@ BENCHMARKS = (
     "shards",
     "charts",
     "scale",
+    "upgrade",
 )
-DB_BOUND = ("reactions", "steady", "live", "schedule", "shards", "scale")
+DB_BOUND = ("reactions", "steady", "live", "schedule", "shards", "scale", "upgrade")
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

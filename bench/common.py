@@ -181,7 +181,7 @@ class Stopwatch:
 async def stand_in() -> AsyncIterator[FakeDiscord]:
     """The same stand-in the tests use, without pytest's unknown-route check. Without
     Discord's IDENTIFY window: a benchmark starts bots one after another on it and
-    measures them, not the 5 s pacing (tests/test_identify.py checks that)."""
+    measures them, not the 5 s pacing (tests/discord/test_identify.py checks that)."""
     async with serving_stand_in() as fake:
         fake.identify_window_s = 0
         yield fake

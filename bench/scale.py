@@ -5,7 +5,7 @@ Servers of 100 members with 10,000 answers, 2,000 with 200,000 and 10,000 with 1
 `bench.scale_build`). Each command is timed through the service function its cog calls
 (`services.daily.posts.choose` for the day's question, `analytics_store.guild_overview` and
 `class_analytics` for `/daily stats`, `progress.of` for `/me`, `sessions.start_review`
-for `/quiz review`, `streaks.streak` and `streaks.leaderboard`, `daily.configs.status`),
+for `/quiz review`, `streaks_store.member_streak` and `streaks_store.leaderboard`, `daily.configs.status`),
 and a day with 2,000 answers is settled (`daily.settling.settle`). During each, a probe
 coroutine measures the event loop's worst stall (how late a 5 ms sleep wakes up), and
 during the settle and then its review cards a probe process commits a one-row UPDATE of
@@ -26,12 +26,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.daily.streaks import Streaks
-
 from bench.commit_probe import CommitProbe
 from bench.common import BACKEND, Row, ms, summary, workdir
 from bench.scale_build import CHANNEL, GUILD, Built, Size, cached, post_time
-from bot.daily import analytics_store
+from bot.daily import analytics_store, streaks_store
 from bot.daily.analytics import class_report
 from bot.daily.service import DailyService
 from bot.db.database import Database
@@ -95,7 +93,6 @@ class Server:
     db: Database
     daily: DailyService
     sessions: QuizSessions
-    streaks: Streaks
     progress: ProgressReports
     probe: CommitProbe
     regulars: list[int] = field(default_factory=list)  # members who answer most
@@ -111,8 +108,7 @@ async def open_server(size: Size, bank: QuizBank, tmp: Path) -> Server:
     daily = DailyService(db, bank, clock=clock)
     await daily.start()
     sessions = QuizSessions(db, bank, clock=clock)
-    streaks = Streaks(db)
-    progress = ProgressReports(db, bank, streaks, sessions.reviews, clock=clock)
+    progress = ProgressReports(db, bank, sessions.reviews, clock=clock)
     await daily.configs.configure(OTHER_GUILD, CHANNEL, "10:00", "UTC", locale="en")
     async with db.engine.connect() as conn:
         rows = await conn.exec_driver_sql(
@@ -124,9 +120,7 @@ async def open_server(size: Size, bank: QuizBank, tmp: Path) -> Server:
         )
         regulars = [r[0] for r in rows]
     probe = CommitProbe(url, OTHER_GUILD)
-    return Server(
-        size, url, built, fresh, clock, db, daily, sessions, streaks, progress, probe, regulars
-    )
+    return Server(size, url, built, fresh, clock, db, daily, sessions, progress, probe, regulars)
 
 
 def commands(server: Server, day_offset: int) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
@@ -143,9 +137,9 @@ def commands(server: Server, day_offset: int) -> list[tuple[str, Callable[[], Aw
         ("status", lambda: server.daily.configs.status(GUILD)),
         ("me", lambda: server.progress.of(member, GUILD)),
         ("review", lambda: server.sessions.start_review(member, GUILD, 10, "en")),
-        ("streak", lambda: server.streaks.streak(GUILD, member)),
-        ("leaderboard", lambda: server.streaks.leaderboard(GUILD, "streak")),
-        ("leaderboard accuracy", lambda: server.streaks.leaderboard(GUILD, "accuracy")),
+        ("streak", lambda: streaks_store.member_streak(server.db, GUILD, member)),
+        ("leaderboard", lambda: streaks_store.leaderboard(server.db, GUILD, "streak")),
+        ("leaderboard accuracy", lambda: streaks_store.leaderboard(server.db, GUILD, "accuracy")),
     ]
 
 

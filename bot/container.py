@@ -24,6 +24,7 @@ from bot.db.health import opening_errors
 from bot.demos.generated import InstancePool
 from bot.demos.runner import DemoRunner
 from bot.learning.memory import CHECK_EVERY, MemoryModels
+from bot.learning.recall_backfill import ClassBackfill
 from bot.learning.reminder_rules import RUN_EVERY as REMINDERS_EVERY
 from bot.learning.reminders import REMINDERS_SEND_S, Reminders
 from bot.live.rounds import LiveRounds
@@ -67,6 +68,8 @@ class Services:
     # Where the daily driver and the outbox decide (tests shift it: testkit.processes).
     clock: Callable[[], datetime] = utcnow
     identify: IdentifyGate | None = None  # IDENTIFY turns shared with the other shards
+    # What an upgrade left to fold into the class recall, folded after start.
+    backfill: ClassBackfill | None = None
     closed: bool = False
 
     def demo_state(self, configured_device: str) -> str:
@@ -143,6 +146,8 @@ class Services:
             return
         self.closed = True
         await self.scheduler.stop()
+        if self.backfill is not None:
+            await self.backfill.close()  # between two of its short transactions
         if self.demo_warmup is not None and not self.demo_warmup.done():
             self.demo_warmup.cancel()
         await self.live.close()  # releases the rounds it drives, writes every queued answer
@@ -195,6 +200,8 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
     pool.start()
     daily = DailyService(db, bank, clock=clock, pool=pool)  # a day may ask a template's instance
     await daily.start()
+    backfill = ClassBackfill(db, clock)
+    backfill.start()
     sessions = QuizSessions(db, bank, pool=pool)
     live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server, pool=pool)
     await live.start()
@@ -220,4 +227,5 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
         fits=settings.demo_worker,
         clock=clock,
         identify=IdentifyGate(db, settings.identify_spacing_s),
+        backfill=backfill,
     )

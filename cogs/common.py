@@ -1,5 +1,6 @@
 """Pieces every cog shares: the services, the member's and the server's language, the
-topic autocomplete.
+topic autocomplete, the checks that a member may speak where the bot answers in public,
+and per-bot cooldowns.
 
 Replies, embeds and buttons are the presentation layer, `cogs.ui`.
 """
@@ -7,11 +8,13 @@ Replies, embeds and buttons are the presentation layer, `cogs.ui`.
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable, Hashable
 from functools import cache
 from typing import TYPE_CHECKING, TypeVar
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from bot.common.i18n import locale_for
 from bot.quizbank import pick_locale
@@ -84,3 +87,58 @@ async def require_manage_server(interaction: discord.Interaction) -> None:
     _in_guild(interaction)
     if not interaction.permissions.manage_guild:
         raise app_commands.MissingPermissions(["manage_guild"])
+
+
+def speaks_here(interaction: discord.Interaction, *, opens_thread: bool = False) -> None:
+    """The member may post in this channel (in a thread: post in threads), and with
+    `opens_thread` create a public thread there, or `MissingPermissions` names what they
+    lack: the bot never speaks in public for a member where the member may not.
+
+    `interaction.permissions` are the member's own in this channel, overwrites included
+    (the parent channel's in a thread). A DM has no permissions to check."""
+    if interaction.guild_id is None:
+        return
+    allowed = interaction.permissions
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    needed = ["send_messages_in_threads" if in_thread else "send_messages"]
+    if opens_thread:
+        needed.append("create_public_threads")
+    missing = [name for name in needed if not getattr(allowed, name)]
+    if missing:
+        raise app_commands.MissingPermissions(missing)
+
+
+def _speaks(interaction: discord.Interaction) -> bool:
+    speaks_here(interaction)
+    return True
+
+
+#: A command whose reply is public: only where the member may post themselves.
+member_may_post = app_commands.check(_speaks)
+
+
+Key = Callable[[discord.Interaction], Hashable]
+Limit = commands.CooldownMapping  # discord.py's buckets of `app_commands.Cooldown`
+
+
+def limit(rate: int, per: float, key: Key) -> Limit[discord.Interaction] | None:
+    """`rate` uses per `per` seconds for each `key` (None when `per` is 0: no limit).
+
+    discord.py's own cooldown buckets, one mapping per bot: the `checks.cooldown`
+    decorator keeps one mapping per process, which every bot of a process (the tests'
+    restarts) would share, and takes its numbers at import, before the settings."""
+    return Limit.from_cooldown(rate, per, key) if per > 0 else None
+
+
+def take_limits(
+    interaction: discord.Interaction, *limits: Limit[discord.Interaction] | None
+) -> None:
+    """One use of each limit, or none and `CommandOnCooldown` when one of them is spent."""
+    buckets = [m.get_bucket(interaction) for m in limits if m is not None]
+    held = [b for b in buckets if b is not None and b.get_retry_after()]
+    if held:
+        longest = max(held, key=lambda b: b.get_retry_after())
+        raise app_commands.CommandOnCooldown(longest, longest.get_retry_after())
+    for bucket in buckets:
+        if bucket is not None:
+            bucket.update_rate_limit()

@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.common import member_may_post
 from cogs.ui.buttons import run_demo_for
 from experiments.catalog import CATALOG, widest_range
 
@@ -41,6 +42,7 @@ class DemoCog(commands.Cog):
         micro_batch_size="Samples per micro-batch (1-256)",
     )
     @app_commands.choices(name=DEMO_CHOICES)
+    @member_may_post  # the result is posted in the channel
     async def demo(
         self,
         interaction: discord.Interaction,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -23,11 +23,14 @@ from bot.common.i18n import SUPPORTED_LOCALES, t
 from bot.daily import streaks_store
 from bot.daily.streak_rules import LEADERBOARD_ORDERS
 from bot.stats.charts import accuracy_png, progress_bars
-from cogs.common import interaction_locale, services_of
+from cogs.common import interaction_locale, limit, member_may_post, services_of, take_limits
 from cogs.ui.buttons import PersistentButton, add_buttons
 from cogs.ui.embeds import empty_text, leaderboard_embed, progress_embed, streak_embed
 from cogs.ui.learning_embeds import add_habit, habit_embed
 from cogs.ui.replies import send_ephemeral
+
+if TYPE_CHECKING:
+    from bot.discord.client import QuizTutorBot
 
 PROGRESS_CHART = "progress.png"
 PER_PAGE = 10
@@ -110,12 +113,15 @@ async def show_page(interaction: discord.Interaction, by: str, page: int, locale
 
 
 class StatsCog(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: QuizTutorBot) -> None:
         self.bot = bot
+        # /me draws its charts in the one chart process everyone's charts share.
+        self.me_limit = limit(1, bot.settings.me_cooldown_s, lambda i: i.user.id)
 
     @app_commands.command(name="streak", description="Your daily-question streak")
     @app_commands.describe(member="Whose streak (default: yours)")
     @app_commands.guild_only()
+    @member_may_post  # the streak is posted in the channel
     async def streak(
         self,
         interaction: discord.Interaction,
@@ -133,6 +139,7 @@ class StatsCog(commands.Cog):
 
     @app_commands.command(name="me", description="Your own progress (only you see it)")
     async def me(self, interaction: discord.Interaction) -> None:
+        take_limits(interaction, self.me_limit)
         locale = interaction_locale(interaction)
         services = services_of(interaction)
         user_id, guild_id = interaction.user.id, interaction.guild_id
@@ -158,6 +165,7 @@ class StatsCog(commands.Cog):
     @app_commands.describe(by="Rank by")
     @app_commands.choices(by=ORDER_CHOICES)
     @app_commands.guild_only()
+    @member_may_post  # the board is posted in the channel
     async def leaderboard(
         self, interaction: discord.Interaction, by: app_commands.Choice[str] | None = None
     ) -> None:
@@ -173,4 +181,4 @@ class StatsCog(commands.Cog):
 
 async def setup(bot: commands.Bot) -> None:
     add_buttons(bot, PageButton)
-    await bot.add_cog(StatsCog(bot))
+    await bot.add_cog(StatsCog(bot))  # type: ignore[arg-type]

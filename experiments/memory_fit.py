@@ -41,7 +41,7 @@ How FSRS sees a review (fsrs 6.3.2's Scheduler and Optimizer, mirrored here):
   Scheduler (learning steps of 1 and 10 minutes). That changes due dates, never stability
   or difficulty: every state updates S and D by the same formulas (initial, short-term
   when < 1 day, long-term otherwise), so the fitted parameters mean the same under the
-  bot's settings. `tests/test_memory_fit.py` checks this.
+  bot's settings. `tests/learning/test_memory_fit.py` checks this.
 
 Metrics (on held-out reviews only, each predicted from the card's full prior history,
 train-period reviews included):

@@ -18,6 +18,8 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "quiz_cooldown_s": 0,
         "demo_cooldown_s": 0,
         "upload_cooldown_s": 0,
+        "me_cooldown_s": 0,
+        "live_start_limit_s": 0,
         "discord_token": TOKEN,
     }
     values.update(overrides)

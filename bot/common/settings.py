@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     upload_cooldown_s: float = Field(
         default=10.0, ge=0, description="Seconds between two /quizadmin add of one server."
     )
+    me_cooldown_s: float = Field(default=15.0, ge=0, description="Per member, between /me.")
+    live_start_limit_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="Per member 2 /quiz live start, per server 5, in this many seconds "
+        "(0: no limit).",
+    )
     live_max_rounds_per_server: int = Field(
         default=DEFAULT_MAX_ROUNDS,
         ge=1,

@@ -41,6 +41,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Only members with the Manage Server permission can do this.",
         "id": "Hanya anggota dengan izin Kelola Server yang bisa melakukan ini.",
     },
+    "perm.send_messages": {
+        "en": "You may not send messages in this channel, so I do not answer you here in "
+        "public either.",
+        "id": "Anda tidak boleh mengirim pesan di kanal ini, jadi saya juga tidak menjawab "
+        "Anda di sini secara publik.",
+    },
+    "perm.send_messages_in_threads": {
+        "en": "You may not send messages in this thread, so I do not answer you here in "
+        "public either.",
+        "id": "Anda tidak boleh mengirim pesan di utas ini, jadi saya juga tidak menjawab "
+        "Anda di sini secara publik.",
+    },
+    "perm.create_public_threads": {
+        "en": "You may not create threads in this channel, and a live round opens one: "
+        "start it where you may, or ask a moderator.",
+        "id": "Anda tidak boleh membuat utas di kanal ini, padahal ronde langsung membuka "
+        "satu: mulai di tempat Anda boleh, atau minta bantuan moderator.",
+    },
     "perm.guild_only": {
         "en": "This command works in a server, not in direct messages.",
         "id": "Perintah ini hanya bisa dipakai di server, bukan di pesan langsung.",

@@ -6,6 +6,7 @@ and, for questions none of them has a card of, their daily accuracy
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Sequence
 from datetime import date, datetime
@@ -25,6 +26,41 @@ from bot.learning.recall_rules import ANSWERS, Signal, follows_sums
 from bot.learning.review_rules import SCHEDULER
 
 log = logging.getLogger(__name__)
+
+# How long a choice waits for its fold of the class (members in and out) before it
+# chooses from the sums as they are: an upgrade's thousands are folded in the
+# background (`bot.learning.recall_backfill`), whose transactions also hold SQLite's
+# write lock back to back.
+CHOICE_FOLD_S = 0.1
+# Folds a choice stopped waiting for: each ends after its current chunk.
+_folding: set[asyncio.Task[int]] = set()
+
+
+async def _fold_briefly(db: Database, guild_id: int, now: datetime) -> None:
+    """`recall_store.fold` for at most CHOICE_FOLD_S: it starts no chunk after that, and
+    the choice does not wait for the chunk in flight (nor for the write lock it waits
+    on); what is left is folded later (the backfill, the next settle or choice)."""
+    task = asyncio.create_task(recall_store.fold(db, guild_id, now, CHOICE_FOLD_S))
+    _folding.add(task)
+    task.add_done_callback(functools.partial(_folded, guild_id))
+    await asyncio.wait({task}, timeout=CHOICE_FOLD_S)
+
+
+async def folds_done() -> None:
+    """Until the folds choices stopped waiting for have ended (each after one chunk)."""
+    while _folding:
+        await asyncio.wait(set(_folding))
+
+
+def _folded(guild_id: int, task: asyncio.Task[int]) -> None:
+    _folding.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        # A busy database: this choice used the sums as they were.
+        log.error(
+            "folding the class before the daily choice failed",
+            exc_info=task.exception(),
+            extra={"guild_id": guild_id},
+        )
 
 
 async def history_of(session: AsyncSession, guild_id: int, day: date) -> list[tuple[date, str]]:
@@ -99,12 +135,7 @@ async def choice_inputs(
 ) -> tuple[list[tuple[date, str]], int, dict[str, Signal]]:
     """What `bot.daily.choice_rules.choose` needs: the server's history before `day`, its
     active members and their signal on each question not posted within the window."""
-    try:
-        await recall_store.fold(db, guild_id, now)
-    except Exception:  # a busy database: choose from the sums as they are
-        log.exception(
-            "folding the class before the daily choice failed", extra={"guild_id": guild_id}
-        )
+    await _fold_briefly(db, guild_id, now)
     async with db.session() as session:
         history = await history_of(session, guild_id, day)
         recent = recent_questions(history, day, window_days(repeat_after, len(questions)))

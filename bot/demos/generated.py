@@ -4,6 +4,9 @@ The bot process never imports torch: instances are made in the demo worker
 (`DemoRunner.generate_batch`) and arrive as plain data (`experiments.generators.Instance`).
 A button press never waits on torch: `take` hands out an instance made before (no worker
 round trip) and one background task refills the pool, one template's batch at a time.
+The refill never starves `/demo`: the worker runs a batch only when no demo is waiting
+(`DemoRunner.generate_batch`), and the refill is paced, resting after each batch as long as
+it took and at least `REFILL_GAP_S`, so it takes at most half the worker's time.
 
 When no instance of a template is ready (the worker is down, starting, busy with a long
 demo, or DEMO_WORKER=false) `ready` says False and quizzes ask their written questions
@@ -35,6 +38,8 @@ SEED_LIMIT = 10**9
 #: After a failure the refill waits this long, doubling up to MAX_RETRY_S (a worker that
 #: cannot start is not respawned every few seconds).
 RETRY_S, MAX_RETRY_S = 30.0, 600.0
+#: The least rest between two refill batches (seconds).
+REFILL_GAP_S = 0.1
 
 
 class InstancePool:
@@ -47,11 +52,14 @@ class InstancePool:
         *,
         size: int = DEFAULT_SIZE,
         retry_s: float = RETRY_S,
+        gap_s: float = REFILL_GAP_S,
     ) -> None:
         self.source = source if size > 0 else None
         self.templates = templates
         self.size = size
         self.retry_s = retry_s
+        self.gap_s = gap_s
+        self._rest_until = 0.0  # loop time of the next batch at the earliest
         self._ready: dict[str, collections.deque[Instance]] = {}
         self._wake = asyncio.Event()
         self._changed = asyncio.Condition()
@@ -141,9 +149,7 @@ class InstancePool:
                 continue
             for name, n in missing:
                 try:
-                    made = await self.source(
-                        name, [secrets.randbelow(SEED_LIMIT) for _ in range(n)]
-                    )
+                    made = await self._batch(loop, name, n)
                 except DemoRunnerClosed:
                     return
                 except (DemoFailed, ParamError) as exc:  # this template is broken (a bug)
@@ -159,6 +165,19 @@ class InstancePool:
                 self.made += len(made)
                 async with self._changed:
                     self._changed.notify_all()
+
+    async def _batch(self, loop: asyncio.AbstractEventLoop, name: str, n: int) -> list[Instance]:
+        """`n` new instances of `name`, at the refill's pace: after each batch, a rest as
+        long as it took and at least `gap_s` (a pace, not synchronisation)."""
+        assert self.source is not None
+        if (rest := self._rest_until - loop.time()) > 0:
+            await asyncio.sleep(rest)
+        started = loop.time()
+        try:
+            return await self.source(name, [secrets.randbelow(SEED_LIMIT) for _ in range(n)])
+        finally:
+            now = loop.time()
+            self._rest_until = now + max(self.gap_s, now - started)
 
     async def _failed(self, why: str) -> None:
         if self._available is not False:

@@ -1,8 +1,8 @@
-"""Run torch demos in ONE dedicated, pre-warmed worker process, one at a time.
+"""Run torch demos in ONE dedicated, pre-warmed worker process, one at a time; the
+generated-question refills (`generate_batch`) get it only when no demo is waiting.
 
 The bot process never imports torch: it only uses the torch-free catalog (names, bounds),
 DemoResult and Instance; the worker (multiprocessing "spawn") imports torch + experiments.
-The worker also makes generated questions (`generate_batch`, for `bot.demos.generated`).
 
     runner = DemoRunner(max_queue=10, timeout=60)
     await runner.start()                      # worker imported torch and warmed up
@@ -47,7 +47,6 @@ from experiments.worker import stop_worker, wait_reply, worker_main
 
 log = logging.getLogger(__name__)
 
-
 QueueCallback = Callable[[int], Awaitable[None] | None]
 
 __all__ = [
@@ -78,7 +77,8 @@ class _Waiter:
 
 
 class DemoRunner:
-    """One worker process, one demo at a time, a bounded FIFO queue for the rest."""
+    """One worker process, one demo at a time, a bounded FIFO queue for the rest (refills
+    behind them all)."""
 
     def __init__(
         self,
@@ -122,7 +122,8 @@ class DemoRunner:
         self._restart_task: asyncio.Task[None] | None = None
         self._spawning: BaseProcess | None = None  # a worker being started (close kills it)
         self._start_lock = asyncio.Lock()
-        self._waiters: collections.deque[_Waiter] = collections.deque()
+        self._waiters: collections.deque[_Waiter] = collections.deque()  # demos
+        self._background: collections.deque[_Waiter] = collections.deque()  # refills
         self._busy = False
         self._closed = False
         self._job_id = 0
@@ -158,10 +159,9 @@ class DemoRunner:
         on_queue_position: QueueCallback | None = None,
         time_limit: float | None = None,
     ) -> DemoResult:
-        """Run demo ``name``; waits its turn. ``on_queue_position(n)``: n waiting ahead
-        (1 = next), then 0 when it starts. ``time_limit`` overrides the runner's timeout
-        (run time only). Raises UserError (bad name or parameters), DemoQueueFull, DemoTimeout,
-        DemoCrashed, DemoFailed, DemoRunnerClosed."""
+        """Run demo ``name``; waits its turn. ``on_queue_position(n)``: n waiting ahead (1 =
+        next), then 0 when it starts. ``time_limit`` overrides the timeout (run time only).
+        Raises UserError, DemoQueueFull, DemoTimeout, DemoCrashed, DemoFailed, DemoRunnerClosed."""
         if self._closed:
             raise DemoRunnerClosed("runner is closed")
         clean = check_demo(name, params)  # before queueing: instant feedback
@@ -175,20 +175,17 @@ class DemoRunner:
             self._release()
 
     async def generate_batch(self, name: str, seeds: Sequence[int]) -> list[Instance]:
-        """Instances ``seeds`` of template ``name``, made in the worker (the instance pool's
-        refill, `bot.demos.generated`). Waits its turn in the queue like a demo but is
-        never refused as queue-full (the pool asks one batch at a time). Raises ParamError
-        (unknown template, bad seed), DemoTimeout, DemoCrashed, DemoFailed, DemoRunnerClosed."""
+        """Instances ``seeds`` of template ``name``, made in the worker (the pool's refill,
+        `bot.demos.generated`) once no demo waits (one queued later still goes first); never
+        queue-full. Raises ParamError, DemoTimeout, DemoCrashed, DemoFailed, DemoRunnerClosed."""
         if self._closed:
             raise DemoRunnerClosed("runner is closed")
         get_template(name)
         clean = [check_seed(seed) for seed in seeds]
-        await self._acquire(None, bounded=False)
+        what, limit = f"template {name!r}", self.generate_timeout
+        await self._acquire(None, background=True)
         try:
-            what = f"template {name!r}"
-            payload = await self._execute(
-                "generate_batch", name, clean, self.generate_timeout, what
-            )
+            payload = await self._execute("generate_batch", name, clean, limit, what)
         finally:
             self._release()
         return [Instance.from_dict(item) for item in payload]
@@ -198,12 +195,12 @@ class DemoRunner:
         if self._closed:
             return
         self._closed = True
-        while self._waiters:
-            w = self._waiters.popleft()
-            if not w.future.done():
-                w.future.set_exception(DemoRunnerClosed("runner closed while waiting"))
-        # A worker still starting (torch imports) or busy with a demo holds the runner's
-        # thread: end it at once, so the thread frees and shutdown takes no longer.
+        for queue in (self._waiters, self._background):
+            while queue:
+                w = queue.popleft()
+                if not w.future.done():
+                    w.future.set_exception(DemoRunnerClosed("runner closed while waiting"))
+        # A worker starting or busy holds the runner's thread: end it, so shutdown is quick.
         for process in (
             self._spawning,
             self._worker.process if self._busy and self._worker else None,
@@ -220,32 +217,35 @@ class DemoRunner:
         self._executor.shutdown(wait=False)
 
     # ------------------------------------------------------------- queue / slot
-    async def _acquire(self, callback: QueueCallback | None, bounded: bool = True) -> None:
-        if not self._busy and not self._waiters:
+    async def _acquire(self, callback: QueueCallback | None, background: bool = False) -> None:
+        """The worker's turn: demos first come, first served (max_queue); refills after them."""
+        if not self._busy and not self._waiters and not self._background:
             self._busy = True
             return
-        if bounded and len(self._waiters) >= self.max_queue:
+        if not background and len(self._waiters) >= self.max_queue:
             raise DemoQueueFull(f"demo queue is full ({self.max_queue} waiting); try again later")
+        queue = self._background if background else self._waiters
         waiter = _Waiter(asyncio.get_running_loop().create_future(), callback)
-        self._waiters.append(waiter)
-        self._notify(callback, len(self._waiters))
+        queue.append(waiter)
+        self._notify(callback, len(queue))
         try:
             await waiter.future
         except asyncio.CancelledError:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+            if waiter in queue:
+                queue.remove(waiter)
                 self._notify_positions()
             elif waiter.future.done() and not waiter.future.cancelled():
                 self._release()  # the slot was handed to us just as we were cancelled
             raise
 
     def _release(self) -> None:
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.future.done():
-                waiter.future.set_result(None)  # hand the slot over; _busy stays True
-                self._notify_positions()
-                return
+        for queue in (self._waiters, self._background):  # demos first
+            while queue:
+                waiter = queue.popleft()
+                if not waiter.future.done():
+                    waiter.future.set_result(None)  # hand the slot over; _busy stays True
+                    self._notify_positions()
+                    return
         self._busy = False
 
     def _notify_positions(self) -> None:

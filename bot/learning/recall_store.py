@@ -26,6 +26,7 @@ On SQLite every writer holds the database's write lock.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -125,10 +126,13 @@ async def join(conn: AsyncConnection, guild_id: int, post_id: int) -> None:
     )
 
 
-async def fold(db: Database, guild_id: int, now: datetime) -> int:
-    """Count new members in and members gone quiet out; the members changed."""
+async def fold(db: Database, guild_id: int, now: datetime, within_s: float | None = None) -> int:
+    """Count new members in and members gone quiet out; the members changed. With
+    `within_s`, no chunk starts after that many seconds, the first excepted (the rest
+    waits for the next fold; the sums stand for the members counted so far)."""
     cutoff = now - timedelta(days=ACTIVE_DAYS)
     changed = 0
+    deadline = None if within_s is None else time.monotonic() + within_s
     while True:
         async with db.engine.connect() as conn:
             expired = (
@@ -158,6 +162,8 @@ async def fold(db: Database, guild_id: int, now: datetime) -> int:
             return changed
         async with db.engine.begin() as conn:
             changed += await _fold_chunk(conn, guild_id, now, cutoff, expired, pending)
+        if deadline is not None and time.monotonic() >= deadline:
+            return changed
 
 
 async def _fold_chunk(

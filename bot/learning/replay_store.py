@@ -4,26 +4,33 @@ replayed into the cards, in time order, exactly once; `member_activity` (the `/m
 calendar) is counted from the whole log.
 
 Synchronous (alembic's connection), with its own table definitions (the columns as of
-revision 0008, whatever the models become), in batches: 1,000 answers or 200 members per
-statement, so a big table is never read at once.
+revision 0008, whatever the models become). A year of a 10,000-member server is a
+million answers, so nothing here goes one answer at a time:
 
 1. `review_log.guild_id` is filled in from the quiz session or the daily post.
-2. Every quiz result and every settled daily answer is inserted into `review_log` with ON
-   CONFLICT DO NOTHING on its source (UNIQUE): what was there is untouched, the rest goes
-   in once (a second run inserts nothing). Old answers have no time taken: right rates
-   Good, wrong Again.
-3. Member by member, each card's whole log is replayed in time order (`bot.learning.memory_rules
-   .replay`); cards that gained old answers are rewritten, the others are kept as they are
+2. Every quiz result and every settled daily answer is inserted into `review_log` by one
+   INSERT ... SELECT per source, ON CONFLICT DO NOTHING on its source (UNIQUE): what was
+   there is untouched, the rest goes in once (a second run inserts nothing), numbered in
+   the order the first version of this revision numbered them. Old answers have no time
+   taken: right rates Good, wrong Again.
+3. USERS members at a time, each card's whole log is replayed in time order
+   (`bot.learning.replay_rules.Replayer`: fsrs's own steps, each distinct one computed
+   once); cards that gained old answers are rewritten, the others are kept as they are
    (their answers were applied live). The daily counts are rebuilt from the replay.
+   Rows are read and written with the driver's cursor, executemany.
 
-Running it again changes nothing (tests/test_learning_replay.py).
+Running it again changes nothing (tests/learning/test_learning_replay.py); a database upgraded by
+this and by the first version, one review at a time, ends identical
+(tests/learning/test_upgrade_replay.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -31,13 +38,13 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from bot.common.times import as_utc
 from bot.db.base import UTCDateTime
-from bot.learning.memory_rules import replay
+from bot.learning.replay_rules import Chunk, ChunkReplayer, Replayer
 from bot.learning.review_rules import DAILY, QUIZ, SCHEDULER, rating_for
 
 BATCH = 1000
-USERS = 200
+USERS = 500
+CACHE_MIB = 128
 
 review_log = sa.table(
     "review_log",
@@ -153,54 +160,33 @@ def fill_log_guilds(conn: Connection) -> None:
             )
 
 
-def _log_rows(conn: Connection, rows: Iterable[Any], source: str) -> set[tuple[int, str]]:
-    """Insert these answers into the log where their source is not there yet; their cards."""
-    values = [
-        {
-            "source": source,
-            "ref": str(ref),
-            "user_id": int(user_id),
-            "question_id": question_id,
-            "rating": int(rating_for(bool(correct))),
-            "correct": bool(correct),
-            "reviewed_at": as_utc(when),
-            "guild_id": guild_id,
-        }
-        for ref, user_id, question_id, correct, when, guild_id in rows
-    ]
-    if not values:
-        return set()
-    inserted = conn.execute(
-        _insert(conn)(review_log)
-        .on_conflict_do_nothing()
-        .returning(review_log.c.user_id, review_log.c.question_id),
-        values,
-    )
-    return {(int(u), str(q)) for u, q in inserted}
-
-
-def insert_old_answers(conn: Connection) -> tuple[int, set[tuple[int, str]]]:
-    """Step 2: (answers inserted, their cards)."""
-    touched: set[tuple[int, str]] = set()
-    inserted = 0
+def _old_answers(conn: Connection) -> list[Any]:
+    """The quiz results and settled daily answers as log rows, each source in the order
+    the log numbers them (a quiz's by session and question, a post's by member)."""
+    right = int(rating_for(True))
+    wrong = int(rating_for(False))
     quiz = (
         sa.select(
+            sa.literal(QUIZ),
             quiz_result.c.session_id,
             quiz_result.c.user_id,
             quiz_result.c.question_id,
+            sa.case((quiz_result.c.correct, right), else_=wrong),
             quiz_result.c.correct,
             quiz_result.c.answered_at,
             quiz_session.c.guild_id,
         )
         .join(quiz_session, quiz_session.c.id == quiz_result.c.session_id)
+        .where(sa.true())  # SQLite: ON CONFLICT after a join needs a WHERE to parse
         .order_by(quiz_result.c.session_id, quiz_result.c.question_id)
-        .limit(BATCH)
     )
     daily = (
         sa.select(
-            daily_answer.c.post_id,
+            sa.literal(DAILY),
+            sa.cast(daily_answer.c.post_id, sa.String),
             daily_answer.c.user_id,
             daily_post.c.question_id,
+            sa.case((daily_answer.c.correct, right), else_=wrong),
             daily_answer.c.correct,
             daily_answer.c.answered_at,
             daily_post.c.guild_id,
@@ -208,114 +194,118 @@ def insert_old_answers(conn: Connection) -> tuple[int, set[tuple[int, str]]]:
         .join(daily_post, daily_post.c.id == daily_answer.c.post_id)
         .where(daily_post.c.settled.is_(True))  # open posts are applied when they settle
         .order_by(daily_answer.c.post_id, daily_answer.c.user_id)
-        .limit(BATCH)
     )
-    for query, source, keys in (
-        (quiz, QUIZ, (quiz_result.c.session_id, quiz_result.c.question_id)),
-        (daily, DAILY, (daily_answer.c.post_id, daily_answer.c.user_id)),
-    ):
-        after: tuple[Any, Any] | None = None
-        while True:
-            page = query if after is None else query.where(sa.tuple_(*keys) > sa.tuple_(*after))
-            rows = conn.execute(page).all()
-            if not rows:
-                break
-            last = rows[-1]
-            after = (last[0], last[2] if source == QUIZ else last[1])
-            won = _log_rows(conn, rows, source)
-            inserted += len(won)
-            touched |= won
-    return inserted, touched
+    return [quiz, daily]
+
+
+def insert_old_answers(conn: Connection) -> int:
+    """Step 2, one INSERT ... SELECT per source: the answers inserted. Each new row gets a
+    higher id than any row before (the log's ids only grow)."""
+    columns = ["source", "ref", "user_id", "question_id", "rating", "correct", "reviewed_at"]
+    inserted = 0
+    for query in _old_answers(conn):
+        done = conn.execute(
+            _insert(conn)(review_log)
+            .from_select([*columns, "guild_id"], query)
+            .on_conflict_do_nothing()
+        )
+        inserted += max(0, done.rowcount or 0)
+    return inserted
 
 
 def _zones(conn: Connection) -> dict[int, tzinfo]:
     zones: dict[int, tzinfo] = {}
     for guild_id, name in conn.execute(sa.select(daily_config.c.guild_id, daily_config.c.timezone)):
         try:
-            zones[int(guild_id)] = ZoneInfo(name)
+            zone = ZoneInfo(name)
         except Exception:
             continue
+        zones[int(guild_id)] = UTC if zone.utcoffset(None) == timedelta(0) else zone
     return zones
 
 
-def replay_cards(conn: Connection, touched: set[tuple[int, str]], result: Replayed) -> None:
-    """Step 3: replay every member's cards; rewrite the touched ones; recount the days."""
-    zones = _zones(conn)
-    conn.execute(sa.delete(member_activity))
-    last_user: int | None = None
-    while True:
-        users_query = sa.select(review_log.c.user_id).distinct().order_by(review_log.c.user_id)
-        if last_user is not None:
-            users_query = users_query.where(review_log.c.user_id > last_user)
-        users = [int(u) for (u,) in conn.execute(users_query.limit(USERS))]
-        if not users:
-            break
-        last_user = users[-1]
-        rows = conn.execute(
-            sa.select(
-                review_log.c.user_id,
-                review_log.c.question_id,
-                review_log.c.rating,
-                review_log.c.correct,
-                review_log.c.reviewed_at,
-                review_log.c.guild_id,
-            )
-            .where(review_log.c.user_id.in_(users))
-            .order_by(
-                review_log.c.user_id,
-                review_log.c.question_id,
-                review_log.c.reviewed_at,
-                review_log.c.id,
-            )
+def _marks(conn: Connection, n: int, first: int = 1) -> str:
+    """n parameter markers in the driver's style (statements run with exec_driver_sql)."""
+    style = conn.dialect.paramstyle
+    if style == "qmark":
+        return ", ".join("?" * n)
+    if style == "numeric_dollar":
+        return ", ".join(f"${i}" for i in range(first, first + n))
+    if style in ("format", "pyformat"):
+        return ", ".join(["%s"] * n)
+    raise RuntimeError(f"unsupported parameter style {style}")
+
+
+def _times(conn: Connection) -> tuple[Callable[[Any], datetime], Callable[[datetime], Any]]:
+    """(driver value -> aware UTC datetime, aware UTC datetime -> driver value) of a
+    `UTCDateTime` column: SQLite keeps its text, PostgreSQL naive timestamps."""
+    if conn.dialect.name == "sqlite":
+        return (
+            lambda v: datetime.fromisoformat(v + "+00:00"),
+            lambda v: v.isoformat(" ", "microseconds")[:26],  # without its "+00:00"
         )
-        histories: dict[tuple[int, str], list[Any]] = {}
-        for row in rows:
-            histories.setdefault((int(row[0]), str(row[1])), []).append(row)
-        days: dict[tuple[int, Any], list[int]] = {}
-        cards = []
-        for key, history in histories.items():
-            card = replay([(r[2], bool(r[3]), as_utc(r[4])) for r in history], SCHEDULER)
-            result.reviews += len(history)
-            for r, due in zip(history, card.due_flags, strict=True):
-                zone = zones.get(int(r[5]), UTC) if r[5] is not None else UTC
-                counts = days.setdefault((key[0], as_utc(r[4]).astimezone(zone).date()), [0] * 4)
-                counts[0] += 1
-                counts[1] += int(bool(r[3]))
-                counts[2] += int(due)
-                counts[3] += int(due and bool(r[3]))
-            if key in touched:
-                cards.append(
-                    {
-                        "user_id": key[0],
-                        "question_id": key[1],
-                        **{c: getattr(card, c) for c in CARD_COLUMNS},
-                    }
-                )
-        if cards:
-            statement = _insert(conn)(review_card)
-            conn.execute(
-                statement.on_conflict_do_update(
-                    index_elements=["user_id", "question_id"],
-                    set_={c: statement.excluded[c] for c in CARD_COLUMNS},
-                ),
-                cards,
-            )
-            result.cards += len(cards)
-        if days:
-            conn.execute(
-                sa.insert(member_activity),
-                [
-                    {
-                        "user_id": u,
-                        "day": d,
-                        "answers": c[0],
-                        "right": c[1],
-                        "due_reviews": c[2],
-                        "due_right": c[3],
-                    }
-                    for (u, d), c in days.items()
-                ],
-            )
+    return (lambda v: v.replace(tzinfo=UTC), lambda v: v.replace(tzinfo=None))
+
+
+def replay_cards(conn: Connection, top: int, result: Replayed) -> None:
+    """Step 3: replay every member's cards (USERS members a read); rewrite the cards with
+    a log row above id `top` (an old answer step 2 put in); recount the days.
+
+    Rows are read and written with the driver's cursor (a million of each: SQLAlchemy's
+    per-value processing would take longer than the replay), and the replay of one
+    chunk runs in a thread while the database reads the next and writes the previous
+    one (SQLite and asyncpg work without the GIL): two cores, about a third less time."""
+    conn.execute(sa.delete(member_activity))
+    users = [
+        int(u)
+        for (u,) in conn.execute(
+            sa.select(review_log.c.user_id).distinct().order_by(review_log.c.user_id)
+        )
+    ]
+    parse, stored = _times(conn)
+    chunks = ChunkReplayer(
+        Replayer(SCHEDULER), _zones(conn), top, parse, stored, conn.dialect.name == "sqlite"
+    )
+    read = (
+        "SELECT user_id, question_id, rating, correct, reviewed_at, guild_id, id"
+        f" FROM review_log WHERE user_id BETWEEN {_marks(conn, 1)} AND {_marks(conn, 1, 2)}"
+        " ORDER BY user_id, question_id, reviewed_at, id"
+    )
+    cursor = conn.connection.cursor()
+    replaying: Future[Chunk] | None = None
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="replay") as pool:
+            for start in range(0, len(users) + USERS, USERS):
+                chunk = users[start : start + USERS]
+                nxt = None
+                if chunk:
+                    cursor.execute(read, (chunk[0], chunk[-1]))
+                    nxt = pool.submit(chunks.replay, cursor.fetchall())
+                if replaying is not None:
+                    _write(conn, cursor, replaying.result(), result)
+                replaying = nxt
+    finally:
+        cursor.close()
+
+
+def _write(conn: Connection, cursor: Any, chunk: Chunk, result: Replayed) -> None:
+    """A chunk's cards (upserted) and days counted, executemany at the driver."""
+    if chunk.cards:
+        cursor.executemany(
+            f"INSERT INTO review_card (user_id, question_id, {', '.join(CARD_COLUMNS)})"
+            f" VALUES ({_marks(conn, 2 + len(CARD_COLUMNS))})"
+            " ON CONFLICT (user_id, question_id) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in CARD_COLUMNS),
+            chunk.cards,
+        )
+    if chunk.days:
+        cursor.executemany(
+            'INSERT INTO member_activity (user_id, day, answers, "right", due_reviews, due_right)'
+            f" VALUES ({_marks(conn, 6)})",
+            chunk.days,
+        )
+    result.reviews += chunk.reviews
+    result.cards += len(chunk.cards)
 
 
 def add_models(conn: Connection, now: Any) -> None:
@@ -345,8 +335,45 @@ def add_models(conn: Connection, now: Any) -> None:
 def replay_history(conn: Connection, now: Any) -> Replayed:
     """Steps 1-3 and the servers' model rows; idempotent."""
     result = Replayed()
-    fill_log_guilds(conn)
-    result.inserted, touched = insert_old_answers(conn)
-    replay_cards(conn, touched, result)
-    add_models(conn, now)
+    with large_page_cache(conn):
+        _replay(conn, now, result)
     return result
+
+
+@contextlib.contextmanager
+def large_page_cache(conn: Connection) -> Iterator[None]:
+    """SQLite: a page cache of CACHE_MIB for this connection while a migration writes or
+    sorts a whole history (a million rows into indexes larger than the default 2 MiB),
+    given back after."""
+    if conn.dialect.name != "sqlite":
+        yield
+        return
+    before = conn.exec_driver_sql("PRAGMA cache_size").scalar()
+    conn.exec_driver_sql(f"PRAGMA cache_size = -{CACHE_MIB * 1024}")
+    try:
+        yield
+    finally:
+        conn.exec_driver_sql(f"PRAGMA cache_size = {int(before or -2000)}")
+        conn.exec_driver_sql("PRAGMA shrink_memory")
+
+
+def _replay(conn: Connection, now: Any, result: Replayed) -> None:
+    fill_log_guilds(conn)
+    top = conn.execute(sa.select(sa.func.max(review_log.c.id))).scalar() or 0
+    # The log's member index is built again after the old answers are in: one sort of
+    # a million rows instead of a million inserts in member order (half the time).
+    conn.execute(sa.text("DROP INDEX ix_review_log_user"))
+    result.inserted = insert_old_answers(conn)
+    conn.execute(sa.text("CREATE INDEX ix_review_log_user ON review_log (user_id, reviewed_at)"))
+    _analyze(conn, "review_log")  # the replay reads it by member
+    replay_cards(conn, top, result)
+    add_models(conn, now)
+    _analyze(conn, "review_card", "member_activity")  # what the bot reads first after
+
+
+def _analyze(conn: Connection, *tables: str) -> None:
+    """PostgreSQL: fresh statistics of tables that just gained a million rows, so the
+    next statements (and the bot's first queries) are planned for their size."""
+    if conn.dialect.name == "postgresql":
+        for table in tables:
+            conn.exec_driver_sql(f"ANALYZE {table}")

@@ -44,6 +44,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This reminder is no longer linked to a server: use /quiz review there.",
         "id": "Pengingat ini tidak lagi terhubung ke server: pakai /kuis ulang di sana.",
     },
+    "remind.left_server": {
+        "en": "You are no longer in the server of this reminder, so its review is closed to "
+        "you, and I turned its reminders off.",
+        "id": "Anda tidak lagi berada di server pengingat ini, jadi ulangannya tertutup untuk "
+        "Anda, dan pengingatnya saya matikan.",
+    },
+    "review.not_member": {
+        "en": "You are no longer in that server, so its review is closed to you.",
+        "id": "Anda tidak lagi berada di server itu, jadi ulangannya tertutup untuk Anda.",
+    },
     "remind.dm_closed": {
         "en": "⏰ Your review reminders are off: Discord did not let me send you a DM (your "
         "DMs are closed to me). Open them, then use /quiz remind on again.",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
+from bot.common.errors import UserError
 from bot.common.i18n import t
 from bot.quizbank import pick_locale
 from experiments.lifeline import die_with
@@ -38,6 +39,22 @@ BAR = "#5865F2"  # the brand colour of the embeds
 WEAK = "#ED4245"
 MUTED = "#99AAB5"
 MAX_BARS = 12  # more questions than this: the weakest ones are drawn
+#: Charts drawing or waiting at most (a /me is 2, a /daily stats 2): the next is refused,
+#: so the wait behind the queue stays about a second or two, whoever asks.
+MAX_QUEUE = 8
+
+
+class ChartsBusy(UserError):
+    """The chart process has MAX_QUEUE charts to draw already: try again in a moment."""
+
+    def __init__(self) -> None:
+        super().__init__("charts.busy")
+
+
+def _literal(text: str) -> str:
+    """Text drawn as written: matplotlib reads the text between two `$` as mathtext (a quiz
+    title with two prices, or a stray `^` between them, fails to draw); `\\$` is a plain `$`."""
+    return text.replace("$", r"\$")
 
 
 @dataclass(frozen=True)
@@ -64,17 +81,17 @@ def _png(figure: Figure) -> bytes:
 
 def _accuracy_bars(ax: Axes, bars: Sequence[Bar], title: str) -> None:
     shown = list(bars)[:MAX_BARS][::-1]  # the first bar on top
-    labels = [b.label for b in shown]
+    labels = [_literal(b.label) for b in shown]
     values = [100 * b.value for b in shown]
     colours = [WEAK if b.value < 0.5 else BAR for b in shown]
     ax.barh(labels, values, color=colours)
     for y, bar in enumerate(shown):
         if bar.note:
-            ax.text(100 * bar.value + 1, y, bar.note, va="center", fontsize=8)
+            ax.text(100 * bar.value + 1, y, _literal(bar.note), va="center", fontsize=8)
     ax.set_xlim(0, 112)  # room for the last note
     ax.set_xticks(range(0, 101, 20))
     ax.set_xlabel("%")
-    ax.set_title(title, loc="left", fontsize=11)
+    ax.set_title(_literal(title), loc="left", fontsize=11)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="x", alpha=0.3)
 
@@ -101,11 +118,11 @@ def class_png(
         _accuracy_bars(top, questions, questions_title)
     else:
         top.set_axis_off()
-        top.set_title(questions_title, loc="left", fontsize=11)
-    labels = [label for label, _ in weeks]
+        top.set_title(_literal(questions_title), loc="left", fontsize=11)
+    labels = [_literal(label) for label, _ in weeks]
     counts = [count for _, count in weeks]
     bottom.bar(labels, counts, color=[BAR if c else MUTED for c in counts])
-    bottom.set_title(weeks_title, loc="left", fontsize=11)
+    bottom.set_title(_literal(weeks_title), loc="left", fontsize=11)
     bottom.tick_params(axis="x", labelsize=8)
     bottom.yaxis.get_major_locator().set_params(integer=True)
     bottom.grid(axis="y", alpha=0.3)
@@ -145,13 +162,28 @@ class ChartRenderer:
     tens of milliseconds at a time, so a thread would still stall the loop (bench/charts.py
     measures both). The worker starts with the first chart and is reused; a worker that
     died is replaced on the next chart. `in_thread=True` draws in a thread instead.
+
+    At most `max_queue` charts are drawing or waiting: one more raises `ChartsBusy` at
+    once (the member is asked to try again in a moment), so nobody waits behind a crowd.
     """
 
-    def __init__(self, *, in_thread: bool = False) -> None:
+    def __init__(self, *, in_thread: bool = False, max_queue: int = MAX_QUEUE) -> None:
         self.in_thread = in_thread
+        self.max_queue = max_queue
+        self.pending = 0  # charts drawing or waiting
         self._pool: ProcessPoolExecutor | None = None
 
     async def draw(self, chart: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """`chart(*args, **kwargs)` drawn in the chart process; `ChartsBusy` when full."""
+        if self.pending >= self.max_queue:
+            raise ChartsBusy()
+        self.pending += 1
+        try:
+            return await self._draw(chart, *args, **kwargs)
+        finally:
+            self.pending -= 1
+
+    async def _draw(self, chart: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         if self.in_thread:
             return await asyncio.to_thread(chart, *args, **kwargs)
         if self._pool is None:
@@ -181,6 +213,7 @@ __all__ = [
     "PNG_MAGIC",
     "Bar",
     "ChartRenderer",
+    "ChartsBusy",
     "accuracy_png",
     "class_chart",
     "class_png",

@@ -90,8 +90,7 @@ def heatmap_png(data: HeatmapData) -> bytes:
     ax = figure.subplots()
     from matplotlib import colormaps
 
-    cmap = colormaps["Greens"].copy()
-    cmap.set_bad("white")
+    cmap = colormaps["Greens"].with_extremes(bad="white")
     peak = max([1, *data.counts.values()])
     shown = np.where(np.isnan(grid), np.nan, np.where(grid > 0, 0.25 + 0.75 * grid / peak, 0.04))
     ax.imshow(shown, cmap=cmap, vmin=0, vmax=1, aspect="equal")

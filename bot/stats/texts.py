@@ -1,6 +1,10 @@
 """Texts of /streak, /leaderboard, /me and the class analytics of /daily stats."""
 
 MESSAGES: dict[str, dict[str, str]] = {
+    "charts.busy": {
+        "en": "The charts are busy, try again in a moment.",
+        "id": "Grafik sedang sibuk, coba lagi sebentar lagi.",
+    },
     # --- /streak -------------------------------------------------------------------
     "streak.title": {"en": "🔥 {name}'s daily streak", "id": "🔥 Streak harian {name}"},
     "streak.current": {"en": "Current streak", "id": "Streak saat ini"},

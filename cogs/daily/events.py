@@ -106,8 +106,9 @@ class DailyCog(commands.Cog):
         """Every MESSAGE_REACTION_ADD, called synchronously by `QuizTutorBot.dispatch`
         (thousands a second: no cache, no replies; custom emoji are never answers).
 
-        A reaction on a post this process holds open is graded here and queued for the
-        writer, with no task at all; anything else (a post of another process) takes the
+        A reaction that is no answer emoji costs nothing (a 👍 flood makes no task). An
+        answer on a post this process holds open is graded here and queued for the writer,
+        with no task at all; any other answer emoji (a post of another process) takes the
         awaited path in a task of its own. Never raises: discord.py's gateway reader is
         the caller.
         """
@@ -115,10 +116,10 @@ class DailyCog(commands.Cog):
         if jobs is None or payload.emoji.id is not None or payload.emoji.name is None:
             return
         choice = EMOJI_CHOICE.get(payload.emoji.name)
+        if choice is None:
+            return
         try:
-            if choice is not None and jobs.reactions.grade_and_queue(
-                payload.message_id, payload.user_id, choice
-            ):
+            if jobs.reactions.grade_and_queue(payload.message_id, payload.user_id, choice):
                 return
         except Exception:
             log.exception("the fast reaction path failed; grading on the awaited path")

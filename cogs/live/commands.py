@@ -31,7 +31,15 @@ from bot.live.rules import (
     MIN_SECONDS,
     EndReason,
 )
-from cogs.common import interaction_locale, manage_server, services_of, topic_choices
+from cogs.common import (
+    interaction_locale,
+    limit,
+    manage_server,
+    services_of,
+    speaks_here,
+    take_limits,
+    topic_choices,
+)
 from cogs.live.embeds import topic_title
 from cogs.live.publisher import DiscordLivePublisher
 from cogs.ui.replies import error_text, log_context, send_ephemeral
@@ -42,6 +50,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("quiztutor.live")
 
 HOST_LANGUAGE = "host"
+# Starts of live rounds within LIVE_START_LIMIT_S: each opens a thread and posts a lobby.
+STARTS_PER_MEMBER = 2
+STARTS_PER_SERVER = 5
 
 
 class LiveCog(commands.Cog):
@@ -54,6 +65,11 @@ class LiveCog(commands.Cog):
         self._start: asyncio.Task[None] | None = None
         if bot.has_services:
             self.driver = LiveDriver(bot.services.live, self.publisher, owns_guild=bot.owns_guild)
+        per = bot.settings.live_start_limit_s
+        self.start_limits = (
+            limit(STARTS_PER_MEMBER, per, lambda interaction: interaction.user.id),
+            limit(STARTS_PER_SERVER, per, lambda interaction: interaction.guild_id),
+        )
 
     async def cog_load(self) -> None:
         if self.driver is not None:
@@ -118,6 +134,9 @@ class LiveCommands(app_commands.Group):
         if not (allowed.view_channel and allowed.send_messages):
             raise UserError("live.cannot_post", channel=mention)
         can_thread = allowed.create_public_threads and allowed.send_messages_in_threads
+        # The member's own permissions too: a round speaks for its host.
+        speaks_here(interaction, opens_thread=can_thread)
+        take_limits(interaction, *self.cog.start_limits)
         row = await live.open(
             guild_id,
             channel.id,

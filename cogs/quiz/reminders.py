@@ -4,7 +4,8 @@ the DM the outbox sends (`ReminderSender`), and its persistent "Review now" butt
 A DM has no server: the button reviews the questions of the server the member set the
 reminder in (stored with the reminder), whatever DM it is pressed in. When Discord refuses
 the DM (403, closed DMs), reminders are turned off and the member is told with the reply
-to their next command (a notice).
+to their next command (a notice). A member who left that server is told so when they
+press the button, and its reminders are turned off.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from bot.learning import reminders_store
 from bot.learning.reminder_rules import user_of_ref
 from bot.outbox.rules import nonce
 from cogs.common import interaction_locale, services_of
-from cogs.quiz.review import DEFAULT_REVIEW, begin_review
+from cogs.quiz.review import DEFAULT_REVIEW, NotMember, begin_review
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.replies import send_ephemeral
 from cogs.ui.style import discord_time
@@ -53,10 +54,16 @@ class ReviewNowButton(PersistentButton, template=r"remind:review"):
         return cls()
 
     async def pressed(self, interaction: discord.Interaction) -> None:
-        reminder = await reminders_store.get(services_of(interaction).db, interaction.user.id)
+        services = services_of(interaction)
+        reminder = await reminders_store.get(services.db, interaction.user.id)
         if reminder is None:
             raise UserError("remind.no_reminder")
-        await begin_review(interaction, reminder.guild_id, DEFAULT_REVIEW)
+        try:
+            await begin_review(interaction, reminder.guild_id, DEFAULT_REVIEW)
+        except NotMember:
+            # They left that server: no review of it, and no more reminders of it.
+            await services.reminders.turn_off(interaction.user.id)
+            raise UserError("remind.left_server") from None
 
 
 class ReminderSender:

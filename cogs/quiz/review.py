@@ -1,5 +1,6 @@
 """Starting a review session: from `/quiz review` in a server, or from a reminder's
-"Review now" button in a DM (which reviews the server the reminder was set in)."""
+"Review now" button in a DM (which reviews the server the reminder was set in, for a
+member still in it)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,26 @@ from cogs.ui.replies import log_context, send_ephemeral
 log = logging.getLogger("quiztutor.quiz")
 
 DEFAULT_REVIEW = 10
+
+
+class NotMember(UserError):
+    """A review of a server the member is no longer in (a reminder's button, pressed in a
+    DM after they left): its questions are that server's members' only."""
+
+    def __init__(self) -> None:
+        super().__init__("review.not_member")
+
+
+async def still_member(interaction: discord.Interaction, guild_id: int) -> bool:
+    """Whether the member is in server `guild_id` now, as Discord says (the bot keeps no
+    member lists: no members intent). False when the bot itself has left it."""
+    client = interaction.client
+    try:
+        guild = client.get_guild(guild_id) or await client.fetch_guild(guild_id)
+        await guild.fetch_member(interaction.user.id)
+    except (discord.NotFound, discord.Forbidden):
+        return False
+    return True
 
 
 def take_cooldown(interaction: discord.Interaction) -> None:
@@ -41,7 +62,14 @@ async def show_first(
 async def begin_review(
     interaction: discord.Interaction, guild_id: int | None, questions: int
 ) -> None:
-    """A review of the member's due questions of `guild_id`'s quizzes, privately."""
+    """A review of the member's due questions of `guild_id`'s quizzes, privately;
+    `NotMember` when that is another server and the member is no longer in it."""
+    if (
+        guild_id is not None
+        and guild_id != interaction.guild_id
+        and not await still_member(interaction, guild_id)
+    ):
+        raise NotMember()
     locale = interaction_locale(interaction)
     take_cooldown(interaction)
     services = services_of(interaction)

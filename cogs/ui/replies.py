@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -76,6 +77,14 @@ ECHO_MAX = 100
 
 MESSAGE_MAX = 2000
 
+# The member permissions a refusal names (`perm.<name>`), the first one missing.
+PERMISSION_MESSAGES = (
+    "manage_guild",
+    "send_messages",
+    "send_messages_in_threads",
+    "create_public_threads",
+)
+
 # Parameters the bot itself fills (lists of what exists), never a member's typing.
 NOT_ECHOED = frozenset({"problems", "available", "allowed"})
 
@@ -119,7 +128,12 @@ async def handle_interaction_error(interaction: discord.Interaction, error: Exce
         await say_error(interaction, "perm.guild_only")
         return
     if isinstance(error, app_commands.MissingPermissions):
-        await say_error(interaction, "perm.manage_guild")
+        # The member's own permission (their command's check), named in the message.
+        named = [p for p in PERMISSION_MESSAGES if p in error.missing_permissions]
+        await say_error(interaction, f"perm.{named[0] if named else 'manage_guild'}")
+        return
+    if isinstance(error, app_commands.CommandOnCooldown):
+        await say_error(interaction, "cooldown", seconds=max(1, math.ceil(error.retry_after)))
         return
     if is_transient(error):
         # The database is away (retried for a while already): logged once for the whole

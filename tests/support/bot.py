@@ -35,7 +35,7 @@ def start_bot(
     async def start(*, sync: bool = True, **overrides: Any) -> AsyncIterator[QuizTutorBot]:
         overrides.setdefault("database_url", db_url)
         # These tests restart the bot within seconds: no IDENTIFY spacing, neither
-        # Discord's (`run_bot`) nor the bot's (tests/test_identify.py covers both).
+        # Discord's (`run_bot`) nor the bot's (tests/discord/test_identify.py covers both).
         overrides.setdefault("identify_spacing_s", 0)
         bot = QuizTutorBot(make_settings(tmp_path, **overrides))
         async with run_bot(bot) as running:

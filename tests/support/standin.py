@@ -38,7 +38,7 @@ async def discord_fake() -> AsyncIterator[FakeDiscord]:
 def run_bot(discord_fake: FakeDiscord) -> Callable[..., Any]:
     """``async with run_bot(bot, **kw) as bot:`` -- :func:`run_client` bound to the fake."""
     # In-process clients restart within seconds: no IDENTIFY window (Discord's limit is
-    # tested with bot processes, tests/test_identify.py).
+    # tested with bot processes, tests/discord/test_identify.py).
     discord_fake.identify_window_s = 0
 
     def runner(client: discord.Client, **kwargs: Any) -> Any:

@@ -24,6 +24,8 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 from alembic import op
 
+from bot.learning.replay_store import large_page_cache
+
 revision: str = "0005"
 down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
@@ -140,16 +142,17 @@ def _backfill() -> None:
         "INSERT INTO daily_week_member (guild_id, week, user_id)"
         f" SELECT DISTINCT p.guild_id, {week}, a.user_id FROM {joined} WHERE p.settled",
     ]
-    for statement in statements:
-        bind.execute(sa.text(statement))
-    bind.execute(
-        sa.text(
-            "INSERT INTO class_member (guild_id, user_id, last_answered_at, counted)"
-            f" SELECT p.guild_id, a.user_id, MAX(a.answered_at), false FROM {joined}"
-            " WHERE p.settled AND a.answered_at >= :cutoff GROUP BY p.guild_id, a.user_id"
-        ),
-        {"cutoff": cutoff},
-    )
+    with large_page_cache(bind):  # a year of answers sorted and counted five times
+        for statement in statements:
+            bind.execute(sa.text(statement))
+        bind.execute(
+            sa.text(
+                "INSERT INTO class_member (guild_id, user_id, last_answered_at, counted)"
+                f" SELECT p.guild_id, a.user_id, MAX(a.answered_at), false FROM {joined}"
+                " WHERE p.settled AND a.answered_at >= :cutoff GROUP BY p.guild_id, a.user_id"
+            ),
+            {"cutoff": cutoff},
+        )
 
 
 def downgrade() -> None:

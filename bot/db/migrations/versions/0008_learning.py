@@ -82,13 +82,14 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("review_log") as batch:
         batch.add_column(sa.Column("guild_id", sa.BigInteger(), nullable=True))
-    op.create_index("ix_review_log_guild", "review_log", ["guild_id", "reviewed_at"])
     with op.batch_alter_table("guild_daily_config") as batch:
         batch.add_column(sa.Column("retention", sa.Float(), nullable=False, server_default="0.9"))
     with op.batch_alter_table("outbox") as batch:  # post_id is nullable since 0006
         batch.add_column(sa.Column("ref", sa.String(length=40), nullable=True))
         batch.create_unique_constraint("uq_outbox_kind_ref", ["kind", "ref"])
     done = replay_history(op.get_bind(), utcnow())
+    # After the replay filled the log (an index built once, not grown a row at a time).
+    op.create_index("ix_review_log_guild", "review_log", ["guild_id", "reviewed_at"])
     if done.inserted:
         log.info(
             "replayed %d answers recorded before review cards into %d cards",
