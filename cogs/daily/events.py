@@ -117,6 +117,7 @@ class DailyCog(commands.Cog):
             return
         choice = EMOJI_CHOICE.get(payload.emoji.name)
         if choice is None:
+            jobs.reactions.seen.bump()  # seen and ignored, without a task
             return
         try:
             if jobs.reactions.grade_and_queue(payload.message_id, payload.user_id, choice):
