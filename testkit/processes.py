@@ -2,7 +2,8 @@
 
 `python -m testkit.processes run` is exactly `quiztutor run` (bot.cli.main)
 plus ONE observable marker on stdout: ``QT-STARTED recovered=N`` once the daily
-driver's start-up (reaction recovery, catch-up) is done. Tests wait on that line
+driver's start-up (reaction recovery, catch-up) is done, and a shorter wait for the
+servers after READY (the stand-in sends them at once; see `_install_quick_ready`). Tests wait on that line
 instead of sleeping. With ``QT_CLOCK_SHIFT_S`` set, the clock where the bot decides
 (`Services.clock`: the daily driver, the outbox's leases) runs that many seconds ahead,
 as if the process started that much later; nothing else in the bot changes.
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 MARKER = "QT-STARTED"
+GUILD_READY_S = 0.5
 CLOCK_SHIFT = "QT_CLOCK_SHIFT_S"
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -196,8 +198,24 @@ def _install_clock_shift(seconds: float) -> None:
     client.start_services = start  # type: ignore[assignment]
 
 
+def _install_quick_ready() -> None:
+    """The stand-in sends every GUILD_CREATE right after READY, so discord.py's wait for
+    more (`guild_ready_timeout`, 2 s) is idle time at every start of a test's bot; half a
+    second still covers a busy machine's gaps between them."""
+    from bot.discord.client import QuizTutorBot
+
+    original_init = QuizTutorBot.__init__
+
+    def init(self: QuizTutorBot, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        self._connection.guild_ready_timeout = GUILD_READY_S
+
+    QuizTutorBot.__init__ = init  # type: ignore[method-assign]
+
+
 if __name__ == "__main__":
     _install_marker()
+    _install_quick_ready()
     if os.environ.get(CLOCK_SHIFT):
         _install_clock_shift(float(os.environ[CLOCK_SHIFT]))
     from bot.cli.main import main

@@ -93,7 +93,16 @@ async def own_postgres() -> AsyncIterator[Cluster]:
     cluster = Cluster(bin_dir, root)
     try:
         await cluster.init()
-        await cluster.start()
+        for attempt in range(3):
+            try:
+                await cluster.start()
+                break
+            except RuntimeError:
+                # The free port was taken before the server bound it (parallel workers
+                # pick ports too): another one.
+                if attempt == 2:
+                    raise
+                cluster.port = _free_port()
         yield cluster
     finally:
         try:
