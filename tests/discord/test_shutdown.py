@@ -167,7 +167,9 @@ async def test_sigterm_while_a_scheduled_reveal_is_sent_lets_it_finish(
             await first.kill()
     # The reveal job fires a few seconds after the next start; Discord answers it slowly,
     # and the bot is told to stop just then.
-    soon = (utcnow() + timedelta(seconds=6)).replace(tzinfo=None)
+    # (15 s: the start-up, slower on a busy machine, is over by then, so the stop comes
+    # while the scheduled job sends.)
+    soon = (utcnow() + timedelta(seconds=15)).replace(tzinfo=None)
     db_rows(db_url, "UPDATE daily_post SET reveal_at = ?", (soon,))
     second = await BotProcess(env, tmp_path / "bot2.log").start()
     stopped: list[asyncio.Task[float]] = []
@@ -179,8 +181,7 @@ async def test_sigterm_while_a_scheduled_reveal_is_sent_lets_it_finish(
 
     fake.after_message_stored = stop_while_sending
     try:
-        # Not wait_started: on a busy machine the start-up takes past `soon`, the reveal is
-        # sent (and the bot stopped) before the start-up marker, which changes nothing here.
+        await second.wait_started(WAIT)
         await fake.wait_until(lambda: bool(stopped), WAIT, "the scheduled reveal")
         await stopped[0]
     finally:
