@@ -33,6 +33,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "These ids are already used by another quiz: {ids}. Choose other ids.",
         "id": "Id berikut sudah dipakai kuis lain: {ids}. Pilih id lain.",
     },
+    "admin.id_taken_elsewhere": {
+        "en": "{count} id(s) of this quiz are used by another server's quiz. Choose other ids.",
+        "id": "{count} id kuis ini dipakai kuis server lain. Pilih id lain.",
+    },
+    "admin.id_taken_some": {
+        "en": "These ids are already used by another quiz: {ids}; and {count} more by another "
+        "server's quiz. Choose other ids.",
+        "id": "Id berikut sudah dipakai kuis lain: {ids}; dan {count} lagi oleh kuis server "
+        "lain. Pilih id lain.",
+    },
     "admin.too_many": {
         "en": "A server can have at most {limit} quizzes of its own.",
         "id": "Satu server paling banyak punya {limit} kuis sendiri.",

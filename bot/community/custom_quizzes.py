@@ -78,6 +78,25 @@ def conflicts(bank: QuizBank, quiz: Quiz, guild_id: int) -> list[str]:
     return taken
 
 
+def _taken_error(bank: QuizBank, taken: list[str], guild_id: int) -> UserError:
+    """The refusal of ids in use: it names those this server can see (shipped quizzes, its
+    own, the reserved community ids) and only counts another server's, which are not its
+    business."""
+    hidden = 0
+    named = []
+    for item_id in taken:
+        holder = bank.quizzes.get(item_id) or _quiz_of_question(bank, item_id)
+        if holder is None or bank.is_visible(holder.id, guild_id):
+            named.append(item_id)
+        else:
+            hidden += 1
+    if not hidden:
+        return UserError("admin.id_taken", ids=", ".join(named))
+    if not named:
+        return UserError("admin.id_taken_elsewhere", count=hidden)
+    return UserError("admin.id_taken_some", ids=", ".join(named), count=hidden)
+
+
 def _add_to_bank(bank: QuizBank, quiz: Quiz, guild_id: int) -> Quiz:
     # Masked links in an upload would hide where they lead: show the addresses.
     quiz = plain_links(quiz)
@@ -214,7 +233,7 @@ async def upload_quiz(
         quiz = upload.quiz
         taken = conflicts(bank, quiz, guild_id)
         if taken:
-            raise UserError("admin.id_taken", ids=", ".join(taken))
+            raise _taken_error(bank, taken, guild_id)
         replaced = await custom_quizzes_store.save(
             db,
             guild_id,

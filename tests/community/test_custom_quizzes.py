@@ -103,7 +103,8 @@ async def test_replace_remove_and_limits(bank: QuizBank, db: Database) -> None:
 
     with pytest.raises(UserError) as refused:
         await add_custom_quiz(db, bank, OTHER, ADMIN, "a.yaml", quiz_text("q", "zz"))
-    assert refused.value.key == "admin.id_taken"
+    # Another server's quiz id: refused, counted, not named.
+    assert refused.value.key == "admin.id_taken_elsewhere" and refused.value.params == {"count": 1}
 
     for n in range(MAX_QUIZZES_PER_GUILD - 1):
         await add_custom_quiz(db, bank, GUILD, ADMIN, "n.yaml", quiz_text(f"n{n}", f"n{n}"))
