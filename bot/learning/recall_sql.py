@@ -8,11 +8,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, bindparam, cast, func, literal, select
+from sqlalchemy import Float, bindparam, cast, func, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
 
+from bot.db.tables.aggregates import ClassRecall
 from bot.db.tables.review import ReviewCard
 from bot.learning.recall_rules import EPOCH, MIN_EXPONENT, SUMS
 
@@ -60,3 +61,20 @@ def terms_select(conn: AsyncConnection) -> Any:
             .group_by(_CARD.c.question_id)
         )
     return _TERMS[name]
+
+
+_RECALL = SQLModel.metadata.tables[ClassRecall.__tablename__]
+
+# One server's sums of one question replaced (executemany over the changed keys).
+UPDATE_SUMS = (
+    update(_RECALL)
+    .where(
+        _RECALL.c.guild_id == bindparam("k_guild"),
+        _RECALL.c.question_id == bindparam("k_question"),
+    )
+    .values(
+        cards=bindparam("cards"),
+        sums=bindparam("sums", type_=_RECALL.c.sums.type),
+        as_of=bindparam("as_of", type_=_RECALL.c.as_of.type),
+    )
+)

@@ -34,7 +34,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
-    bindparam,
     case,
     exists,
     false,
@@ -63,7 +62,7 @@ from bot.learning.recall_rules import (
     days,
     difference,
 )
-from bot.learning.recall_sql import card_stability, greatest, review_days, terms_select
+from bot.learning.recall_sql import UPDATE_SUMS, card_stability, greatest, review_days, terms_select
 
 # Members counted in or out per transaction (each a few ms of the write lock).
 FOLD_CHUNK = 200
@@ -281,7 +280,7 @@ async def _add_to_sums(
             }
         )
     if out:
-        await conn.execute(_UPDATE_SUMS, out)
+        await conn.execute(UPDATE_SUMS, out)
 
 
 async def _lock_sums(conn: AsyncConnection, keys: Sequence[tuple[int, str]]) -> dict[Any, Any]:
@@ -297,20 +296,6 @@ async def _lock_sums(conn: AsyncConnection, keys: Sequence[tuple[int, str]]) -> 
     )
     wanted = set(keys)
     return {(r.guild_id, r.question_id): r for r in found if (r.guild_id, r.question_id) in wanted}
-
-
-_UPDATE_SUMS = (
-    update(_RECALL)
-    .where(
-        _RECALL.c.guild_id == bindparam("k_guild"),
-        _RECALL.c.question_id == bindparam("k_question"),
-    )
-    .values(
-        cards=bindparam("cards"),
-        sums=bindparam("sums", type_=_RECALL.c.sums.type),
-        as_of=bindparam("as_of", type_=_RECALL.c.as_of.type),
-    )
-)
 
 
 async def apply_card_changes(conn: AsyncConnection, changes: Sequence[CardChange]) -> None:
