@@ -150,7 +150,7 @@ class Services:
             await self.backfill.close()  # between two of its short transactions
         if self.demo_warmup is not None and not self.demo_warmup.done():
             self.demo_warmup.cancel()
-        await self.live.close()  # releases the rounds it drives, writes every queued answer
+        await self.live.writer.close()  # writes every queued answer
         await self.daily.close()  # writes every answer still queued
         if self.demos is not None:
             await self.demos.close()  # first: a refill in flight ends with DemoRunnerClosed
@@ -204,7 +204,7 @@ async def start_services(settings: Settings, *, clock: Callable[[], datetime] = 
     backfill.start()
     sessions = QuizSessions(db, bank, pool=pool)
     live = LiveRounds(db, bank, max_rounds=settings.live_max_rounds_per_server, pool=pool)
-    await live.start()
+    await live.writer.start()
     return Services(
         db=db,
         bank=bank,

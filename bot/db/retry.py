@@ -5,7 +5,8 @@ A daily job that meets a busy database must not lose what it was doing (a messag
 already be in the channel): `retry_transient` runs the step again with backoff, and
 only gives up after about half a minute, when the error is no longer passing. The one
 policy (which errors, the backoff, the once-logged outage) is `holding`, on tenacity;
-the batch writer (`bot.db.batch_writer`) holds its batches with it too.
+the batch writer (`bot.db.batch_writer`) holds its batches with it too, and a loop that
+goes on by itself after a failure (the live driver's steps) waits `pause` between tries.
 
 An outage is logged once (`outage`): the first failure as a warning, the retries that
 follow at debug level, and the first success after it with how long it lasted.
@@ -91,6 +92,14 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException, **extra: 
 def backoff() -> wait_exponential:
     """The one backoff between tries of a database step: 0.05, 0.1, 0.2 ... capped at 2 s."""
     return wait_exponential(multiplier=FIRST_DELAY_S, max=MAX_DELAY_S)
+
+
+def pause(failures: int) -> float:
+    """`backoff`'s wait after `failures` failed tries in a row, for a loop that never gives
+    up (the live driver: a round's next step, whatever failed, the database or Discord)."""
+    state = RetryCallState(AsyncRetrying(), None, (), {})
+    state.attempt_number = failures
+    return backoff()(state)
 
 
 def holding(

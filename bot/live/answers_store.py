@@ -11,7 +11,8 @@ what was pressed after the deadline (a press's moment by that clock: now less th
 it waited in this process, on the process's monotonic clock, so a press held through a
 database outage keeps its moment and its points); insert the answers with `ON CONFLICT
 DO NOTHING RETURNING` (a member's first answer counts, whichever process or batch it
-came through); raise the question's count and add the players (answering also joins). The
+came through); add the players (answering also joins), then raise the question's count,
+which returns the round's players too: the tally (`Tally`) the driver shows. The
 statements are SQLAlchemy Core, built once per dialect; the rows go as executemany,
 which SQLAlchemy sends as multi-row INSERTs compiled once ("insertmanyvalues").
 """
@@ -25,7 +26,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
@@ -34,7 +35,7 @@ from bot.db.batch_writer import BatchWriter
 from bot.db.clock import db_now_sync
 from bot.db.database import Database
 from bot.db.tables.live import LiveAnswer, LivePlayer, LiveQuestion
-from bot.live.rules import QuestionStatus, points
+from bot.live.rules import QuestionStatus, Tally, points
 
 
 class Outcome(StrEnum):
@@ -50,6 +51,7 @@ class Recorded:
     outcome: Outcome
     position: int | None = None  # the answer that counts (COUNTED, REPEAT)
     answered: int = 0  # the question's answers after this batch
+    waiting: int = 0  # the round's players without an answer to it then (COUNTED)
 
 
 @dataclass
@@ -73,18 +75,18 @@ HOLD_S = 30.0
 LiveAnswerWriter = BatchWriter[LivePending, Recorded]
 
 
-def answer_writer(db: Database, on_count: Callable[[int, int, int], None]) -> LiveAnswerWriter:
-    """The live answers' writer; `on_count(round_id, number, answered)` hears each
-    question's count after a batch that counted answers to it (the driver's wake-up)."""
+def answer_writer(db: Database, on_count: Callable[[int, Tally], None]) -> LiveAnswerWriter:
+    """The live answers' writer; `on_count(round_id, tally)` hears each question's tally
+    as committed by a batch that counted answers to it (the driver shows it, unread)."""
 
     def committed(batch: list[LivePending], results: list[Recorded]) -> None:
-        counts: dict[tuple[int, int], int] = {}
+        tallies: dict[tuple[int, int], Tally] = {}
         for pending, recorded in zip(batch, results, strict=True):
             if recorded.outcome is Outcome.COUNTED:
-                key = (pending.round_id, pending.number)
-                counts[key] = max(counts.get(key, 0), recorded.answered)
-        for (round_id, number), answered in counts.items():
-            on_count(round_id, number, answered)
+                tally = Tally(pending.number, recorded.answered, recorded.waiting)
+                tallies[(pending.round_id, pending.number)] = tally  # one per question
+        for (round_id, _), tally in tallies.items():
+            on_count(round_id, tally)
 
     return BatchWriter(
         db, write_batch, name="live-answer-writer", max_batch=MAX_BATCH, hold_s=HOLD_S,
@@ -163,9 +165,8 @@ def _insert(
             }
         )
     inserted = {int(u) for (u,) in conn.execute(sql.insert_answers, rows).all()}
+    waiting = 0
     if inserted:
-        count = conn.execute(sql.count, {"r": round_id, "n": number, "k": len(inserted)})
-        answered = int(count.scalar_one())
         conn.execute(
             sql.insert_players,
             [
@@ -173,6 +174,10 @@ def _insert(
                 for u in inserted
             ],
         )
+        count = conn.execute(sql.count, {"r": round_id, "n": number, "k": len(inserted)})
+        answered, players = count.one()
+        answered = int(answered)
+        waiting = int(players) - answered  # every answer's member is a player
     repeats = [u for u in first if u not in inserted]
     earlier: dict[int, int] = {}
     if repeats:
@@ -180,7 +185,7 @@ def _insert(
         earlier = {int(u): int(p) for u, p in found.all()}
     for pending in items:
         if pending is first[pending.user_id] and pending.user_id in inserted:
-            decided[id(pending)] = Recorded(Outcome.COUNTED, pending.position, answered)
+            decided[id(pending)] = Recorded(Outcome.COUNTED, pending.position, answered, waiting)
         else:
             position = earlier.get(pending.user_id, first[pending.user_id].position)
             decided[id(pending)] = Recorded(Outcome.REPEAT, position, answered)
@@ -192,7 +197,7 @@ class Statements:
     """The writer's statements for one dialect, built once (SQLAlchemy caches their SQL)."""
 
     take: Any  # the question's row: lock it, read its state
-    count: Any  # the question's count, raised by k
+    count: Any  # the question's count, raised by k; the round's players
     insert_answers: Any  # ON CONFLICT DO NOTHING RETURNING user_id
     insert_players: Any  # ON CONFLICT DO NOTHING
     first: Any  # the answers that counted, of some members
@@ -216,7 +221,10 @@ def statements(dialect: str) -> Statements:
             count=update(_Q)
             .where(question)
             .values(answered=_Q.c.answered + bindparam("k"))
-            .returning(_Q.c.answered),
+            .returning(
+                _Q.c.answered,
+                select(func.count()).where(_P.c.round_id == bindparam("r")).scalar_subquery(),
+            ),
             insert_answers=insert(_A).on_conflict_do_nothing().returning(_A.c.user_id),
             insert_players=insert(_P).on_conflict_do_nothing(),
             first=select(_A.c.user_id, _A.c.position).where(

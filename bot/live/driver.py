@@ -11,6 +11,9 @@ a step waits for Discord); when the holder dies the lease lapses, and the sweep 
 other process, timed to look again when the first lease lapses, takes the round over.
 Reveals and scoreboards go through the outbox (owed in the transaction that closes a
 question), each with its nonce; a question's message carries a nonce of its own.
+A round's task reads the round when it takes it (a start, a takeover, a failed step),
+after a step that changed it, a change here other than answers, or a look (`TICK_S`); a
+step woken by presses reads nothing: it has the writer's tally (`bot.live.states.Known`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from bot.common.errors import PublishRefused
-from bot.db.retry import log_failure, retry_transient
+from bot.db.retry import log_failure, pause, retry_transient
 from bot.db.tables.live import LiveQuestion, LiveRound
 from bot.live import steps_store, store
 from bot.live.announcements import LiveAnnouncements, refusal_reason
@@ -38,20 +41,19 @@ from bot.live.rules import (
     Step,
     next_step,
 )
-from bot.live.states import question_view, round_state
+from bot.live.states import Known, question_view
 from bot.outbox.rules import Owed, question_nonce
 from bot.outbox.service import OutboxService
 
 log = logging.getLogger("quiztutor.live")
 
-TICK_S = 1.0  # a round is looked at at least this often (changes made by other processes)
+TICK_S = 1.0  # a round is read at least this often while nothing wakes its task
 SWEEP_S = 5.0  # how often each process looks for rounds nobody holds (sooner: a lapse)
 # After the first lease of another process is due to lapse, the sweep looks this much
 # later (the database's clock must have passed it).
 LAPSE_MARGIN_S = 0.1
 CLOSE_GRACE_S = 5.0  # at shutdown, for a round's step in progress to finish
 MIN_GAP_S = 0.2  # between two looks at one round (a burst of presses wakes it often)
-RETRY_S = 2.0  # after a step failed (the database or Discord unreachable)
 # A question whose message took longer than this to send starts its clock when it is out.
 MAX_SHIFT = timedelta(seconds=1)
 
@@ -84,6 +86,7 @@ class LiveDriver:
         self.lease = lease  # renewed every third of it while this process drives a round
         self._runners: dict[int, asyncio.Task[None]] = {}
         self._lost: set[int] = set()  # rounds another process took (this one stalled)
+        self._known: dict[int, Known] = {}  # each round as read; absent: read it next
         # (round id, question message id) -> the count last wanted on it
         self._shown: dict[tuple[int, int], int] = {}
         self._sweeper: asyncio.Task[None] | None = None
@@ -219,6 +222,7 @@ class LiveDriver:
     async def _run(self, round_id: int) -> None:
         first = True
         done = False
+        failures = 0  # steps failed in a row
         try:
             while not done and not self._closing:
                 if round_id in self._lost:
@@ -226,6 +230,7 @@ class LiveDriver:
                 try:
                     done = await self._step(round_id, first)
                     first = False
+                    failures = 0
                 except PublishRefused as refused:
                     await steps_store.end(self.db, round_id, refusal_reason(refused))
                     log.warning(
@@ -234,8 +239,11 @@ class LiveDriver:
                     )
                 except Exception as exc:
                     log_failure(log, "a live round's step", exc, round_id=round_id)
-                    await asyncio.sleep(RETRY_S)
+                    self._known.pop(round_id, None)  # read it again
+                    failures += 1
+                    await asyncio.sleep(pause(failures))  # the one backoff (bot.db.retry)
         finally:
+            self._known.pop(round_id, None)
             self._runners.pop(round_id, None)
             self._lost.discard(round_id)
             self.changes.forget(round_id)
@@ -247,15 +255,22 @@ class LiveDriver:
 
     async def _step(self, round_id: int, first: bool) -> bool:
         """Look at the round once and do what is due; True when it is over."""
-        snap = await steps_store.snapshot(self.db, round_id)
-        if snap is None:
-            return True
-        row, current = snap.round, snap.question
+        stale, tally = self.changes.news(round_id)
+        known = self._known.get(round_id)
+        if known is None or stale:
+            snap = await steps_store.snapshot(self.db, round_id)
+            if snap is None:
+                return True
+            known = self._known[round_id] = Known.read(snap)
+        known.count(tally)
+        row, current, now = known.snap.round, known.snap.question, known.now()
         if first and row.status in (Status.PAUSE, Status.ENDED) and row.position >= 0:
             # A reveal owed before a crash comes before anything newer.
             await self.outbox.deliver_for_round(Owed.LIVE_REVEAL, round_id, row.position + 1)
-        decision = next_step(round_state(row, current, snap.joined, snap.waiting), snap.now)
+        decision = next_step(known.state(), now)
         step = decision.step
+        if step is not Step.WAIT:
+            self._known.pop(round_id, None)  # this step changes the round: read it next
         if step is Step.DONE:
             await self.outbox.deliver_for_round(Owed.LIVE_END, round_id, store.SCOREBOARD)
             for key in [k for k in self._shown if k[0] == round_id]:
@@ -267,7 +282,7 @@ class LiveDriver:
             assert decision.reason is not None
             await steps_store.end(self.db, round_id, decision.reason)
             if current is not None and current.status == QuestionStatus.OPEN:
-                self._edit_question(row, current, closed=True)
+                self._edit_question(row, current, known.answered, closed=True)
         elif step is Step.OPEN:
             if row.status == Status.PAUSE and not await self._revealed(round_id, row.position + 1):
                 # Discord did not take the reveal yet (the outbox retries it): the next
@@ -283,18 +298,19 @@ class LiveDriver:
         elif step is Step.CLOSE:
             number = row.position + 1
             await self.rounds.writer.flush()  # presses held (a database away) count first
-            await retry_transient(
+            closed = await retry_transient(
                 lambda: steps_store.close_question(self.db, round_id, number, self.pause),
                 "closing a live question",
             )
             if current is not None and current.message_id is not None:
-                self._edit_question(row, current, closed=True)
+                answered = known.answered if closed is None else closed.answered
+                self._edit_question(row, current, answered, closed=True)
             await self.outbox.deliver_for_round(Owed.LIVE_REVEAL, round_id, number)
         else:
             if current is not None and current.status == QuestionStatus.OPEN:
-                self._edit_count(row, current)
+                self._edit_question(row, current, known.answered)
             assert decision.until is not None
-            await self._wait(round_id, (decision.until - snap.now).total_seconds())
+            await self._wait(round_id, (decision.until - now).total_seconds())
         return False
 
     async def _revealed(self, round_id: int, number: int) -> bool:
@@ -308,7 +324,8 @@ class LiveDriver:
         event = self.changes.watch(round_id)
         try:
             await asyncio.wait_for(event.wait(), max(0.0, min(seconds, TICK_S)))
-        except TimeoutError:
+        except TimeoutError:  # a deadline, or changes made elsewhere: read the round
+            self._known.pop(round_id, None)
             return
         event.clear()
         await asyncio.sleep(MIN_GAP_S)  # let a burst of presses gather before the next look
@@ -331,32 +348,26 @@ class LiveDriver:
         if posted is not None and posted.closes_at != armed.closes_at:
             # Sending took long (rate limits): the clock started later; show when it ends.
             self._shown[(round_id, message_id)] = -1
-            self._edit_count(row, posted)
+            self._edit_question(row, posted, posted.answered)
 
     # -- edits (throttled: at most one per message per EDIT_EVERY_S) ------------------------
 
-    def _edit_count(self, row: LiveRound, current: LiveQuestion) -> None:
+    def _edit_question(
+        self, row: LiveRound, current: LiveQuestion, answered: int, closed: bool = False
+    ) -> None:
+        """The question's message with this count (unless it shows it already), or closed."""
         message_id = current.message_id
-        if message_id is None or current.closes_at is None:
+        if message_id is None or current.closes_at is None or row.id is None:
             return
-        assert row.id is not None
-        if self._shown.get((row.id, message_id)) == current.answered:
+        key = (row.id, message_id)
+        if closed:
+            self._shown.pop(key, None)
+        elif self._shown.get(key) == answered:
             return
-        self._shown[(row.id, message_id)] = current.answered
-        view = question_view(row, current, current.closes_at, current.answered)
-        self.edits.want(
-            (row.id, message_id), lambda: self.publisher.edit_question(view, message_id)
-        )
-
-    def _edit_question(self, row: LiveRound, current: LiveQuestion, *, closed: bool) -> None:
-        message_id = current.message_id
-        if message_id is None or current.closes_at is None:
-            return
-        self._shown.pop((row.id or 0, message_id), None)
-        view = question_view(row, current, current.closes_at, current.answered, closed=closed)
-        self.edits.want(
-            (row.id, message_id), lambda: self.publisher.edit_question(view, message_id)
-        )
+        else:
+            self._shown[key] = answered
+        view = question_view(row, current, current.closes_at, answered, closed=closed)
+        self.edits.want(key, lambda: self.publisher.edit_question(view, message_id))
 
     def _edit_lobby(self, row: LiveRound, message_id: int) -> None:
         round_view = RoundView.of(row)
@@ -383,14 +394,3 @@ class LiveDriver:
         task = asyncio.create_task(end(), name=f"live-end-{round_id}")
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-
-    async def thread_deleted(self, thread_id: int) -> None:
-        """Discord said a thread was deleted: a round playing there ends (scores kept)."""
-        row = await store.running_in(self.db, thread_id)
-        if row is None or row.id is None or row.thread_id != thread_id or not row.in_thread:
-            return
-        if await steps_store.end(self.db, row.id, EndReason.GONE):
-            log.info(
-                "a live round's thread was deleted; the round ends", extra={"round_id": row.id}
-            )
-        self.changes.changed(row.id)

@@ -26,9 +26,18 @@ from bot.db.database import Database
 from bot.db.retry import retry_transient
 from bot.db.tables.live import LiveRound
 from bot.demos.generated import InstancePool
-from bot.live import results_store, store
+from bot.live import results_store, steps_store, store
 from bot.live.answers_store import LivePending, Recorded, answer_writer
-from bot.live.rules import DEFAULT_QUESTIONS, DEFAULT_SECONDS, Standing, Status, check_bounds, rank
+from bot.live.rules import (
+    DEFAULT_QUESTIONS,
+    DEFAULT_SECONDS,
+    EndReason,
+    Standing,
+    Status,
+    Tally,
+    check_bounds,
+    rank,
+)
 from bot.quizbank import Question, QuizBank, display_order
 from bot.quizbank.generated import GeneratedQuestion, asked_question, generated_question
 from bot.quizbank.schema import Generated
@@ -59,24 +68,47 @@ class MyResult:
 
 
 class RoundChanges:
-    """Something changed in a round in this process (a press, a join, Start, Skip, stop):
-    `LiveRounds` says so, and this process's driver, waiting between two looks at the
-    round, looks at once instead of at its next tick."""
+    """What happened to a round in this process, for its driver, which waits on `watch`
+    between two looks at the round and looks at once when woken. `changed`: a join,
+    Start, Skip, stop (the driver reads the round again); `counted`: the answer writer
+    committed answers to a question, and its tally (`Tally`) is all the driver needs to
+    show the count and see whether everyone answered, without reading it back."""
 
     def __init__(self) -> None:
         self._events: dict[int, asyncio.Event] = {}
+        self._stale: set[int] = set()
+        self._tallies: dict[int, Tally] = {}
 
     def changed(self, round_id: int) -> None:
         event = self._events.get(round_id)
         if event is not None:
+            self._stale.add(round_id)
+            event.set()
+
+    def counted(self, round_id: int, tally: Tally) -> None:
+        event = self._events.get(round_id)
+        if event is not None:
+            held = self._tallies.get(round_id)
+            if held is None or (tally.number, tally.answered) > (held.number, held.answered):
+                self._tallies[round_id] = tally
             event.set()
 
     def watch(self, round_id: int) -> asyncio.Event:
-        """The event a round's driver waits on (set by `changed`; the driver clears it)."""
+        """The event a round's driver waits on (set by `changed` and `counted`; the driver
+        clears it)."""
         return self._events.setdefault(round_id, asyncio.Event())
+
+    def news(self, round_id: int) -> tuple[bool, Tally | None]:
+        """Since the last call: whether the round changed otherwise than by answers (to be
+        read again), and the newest tally of its answers."""
+        stale = round_id in self._stale
+        self._stale.discard(round_id)
+        return stale, self._tallies.pop(round_id, None)
 
     def forget(self, round_id: int) -> None:
         self._events.pop(round_id, None)
+        self._stale.discard(round_id)
+        self._tallies.pop(round_id, None)
 
 
 class LiveRounds:
@@ -93,17 +125,9 @@ class LiveRounds:
         self.max_rounds = max_rounds
         self.pool = pool  # ready generated instances; None: written questions only
         self.changes = RoundChanges()  # watched by this process's driver, if any
-        self.writer = answer_writer(db, on_count=self._answered)
+        # Started and closed by the owner of this service (`bot.container`).
+        self.writer = answer_writer(db, on_count=self.changes.counted)
         self._info: LRUCache[int, RoundInfo] = LRUCache(maxsize=1024)
-
-    async def start(self) -> None:
-        await self.writer.start()
-
-    async def close(self) -> None:
-        await self.writer.close()
-
-    def _answered(self, round_id: int, number: int, answered: int) -> None:
-        self.changes.changed(round_id)
 
     # -- opening a round -------------------------------------------------------------
 
@@ -125,7 +149,7 @@ class LiveRounds:
         if running is not None:
             raise self.busy(running)
         rng = random.Random(seed)
-        ready = self._ready if self.pool is not None else None
+        ready = self.pool.ready if self.pool is not None else None
         if questions is None:
             available = len(self.bank.visible_questions(guild_id, topic))
             if ready is not None:
@@ -160,9 +184,6 @@ class LiveRounds:
                 raise self.busy(running)
             raise UserError("live.server_full", limit=self.max_rounds)
         return created
-
-    def _ready(self, template: str) -> bool:
-        return self.pool is not None and self.pool.ready(template)
 
     def _ask(self, item: Question | Generated) -> Question | None:
         """A written question, or a ready instance of a template (None if there is none
@@ -298,6 +319,18 @@ class LiveRounds:
         await store.request_stop(self.db, row.id)
         self.changes.changed(row.id)
         return row
+
+    async def thread_deleted(self, thread_id: int) -> None:
+        """Discord said a thread was deleted: a round playing there ends (scores kept; its
+        driver sends the scoreboard to the channel)."""
+        row = await store.running_in(self.db, thread_id)
+        if row is None or row.id is None or row.thread_id != thread_id or not row.in_thread:
+            return
+        if await steps_store.end(self.db, row.id, EndReason.GONE):
+            log.info(
+                "a live round's thread was deleted; the round ends", extra={"round_id": row.id}
+            )
+        self.changes.changed(row.id)
 
     async def result(self, round_id: int, user_id: int) -> MyResult:
         standings = rank(await results_store.standings(self.db, round_id))

@@ -147,6 +147,17 @@ class QuestionState:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """A question's answers as the answer writer committed them (the driver shows the
+    count without reading it back): how many, and how many of the round's players have
+    not answered it yet (answering joins, so that is players less answers)."""
+
+    number: int
+    answered: int
+    waiting: int
+
+
+@dataclass(frozen=True)
 class RoundState:
     status: Status
     position: int  # 0-based index of the current question; -1 in the lobby

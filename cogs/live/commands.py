@@ -89,7 +89,7 @@ class LiveCog(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         if self.driver is not None:
-            await self.driver.thread_deleted(payload.thread_id)
+            await self.bot.services.live.thread_deleted(payload.thread_id)
 
 
 def _in_guild(interaction: discord.Interaction) -> int:

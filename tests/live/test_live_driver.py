@@ -36,8 +36,8 @@ async def until(predicate: Callable[[], Any], what: str) -> Any:
     return value
 
 
-async def open_round(live: LiveRounds, questions: int = 3) -> int:
-    row = await live.open(GUILD, CHANNEL, HOST, "en", None, questions, 10, seed=1)
+async def open_round(live: LiveRounds, questions: int = 3, seconds: int = 10) -> int:
+    row = await live.open(GUILD, CHANNEL, HOST, "en", None, questions, seconds, seed=1)
     assert row.id is not None
     await store.place(live.db, row.id, THREAD, True)
     await live.set_up(row.id, 555)
@@ -53,7 +53,7 @@ async def process(
     """One "bot process": its own connections, services and driver; `publisher` is
     Discord (one for every process: it recognises a nonce whoever sends it)."""
     live = LiveRounds(await open_db(), bank)
-    await live.start()
+    await live.writer.start()
     publisher = publisher or RecordingPublisher()
     driver = LiveDriver(
         live,
@@ -144,7 +144,7 @@ async def test_two_drivers_never_run_one_round_and_one_takes_over_a_dead_one(
     assert answers == [(4,)]
     for live, driver, _ in (one, two):
         await driver.close()
-        await live.close()
+        await live.writer.close()
 
 
 async def test_a_reveal_discord_did_not_take_holds_the_next_question(
@@ -166,7 +166,7 @@ async def test_a_reveal_discord_did_not_take_holds_the_next_question(
     kinds = [kind for kind, _ in publisher.events if kind in ("question", "reveal")]
     assert kinds == ["question", "reveal", "question"]
     await driver.close()
-    await live.close()
+    await live.writer.close()
 
 
 async def test_a_reveal_discord_took_without_answering_is_found_not_sent_again(
@@ -187,7 +187,7 @@ async def test_a_reveal_discord_took_without_answering_is_found_not_sent_again(
     sql = "SELECT message_id FROM outbox WHERE kind = 'live-reveal' AND delivered_at IS NOT NULL"
     assert [r[0] for r in await rows(live.db, sql)] == list(publisher.replies.values())
     await driver.close()
-    await live.close()
+    await live.writer.close()
 
 
 class HeldPublisher(RecordingPublisher):
@@ -238,7 +238,7 @@ async def test_a_round_whose_step_ends_while_its_driver_stops_is_released_at_onc
     assert round_id in next_driver.running
     for each_live, each_driver in ((live, driver), (next_live, next_driver)):
         await each_driver.close()
-        await each_live.close()
+        await each_live.writer.close()
 
 
 async def test_a_step_slower_than_the_lease_keeps_the_round_with_its_driver(
@@ -265,7 +265,7 @@ async def test_a_step_slower_than_the_lease_keeps_the_round_with_its_driver(
     assert round_id in driver.running
     for each_live, each_driver in ((live, driver), (other_live, other)):
         await each_driver.close()
-        await each_live.close()
+        await each_live.writer.close()
 
 
 class SilentPublisher(RecordingPublisher):
@@ -313,4 +313,4 @@ async def test_a_reveal_its_process_died_sending_is_sent_by_the_next_at_once(
     assert discord.of("lookback") == [discord.of("question")[0][1]]  # looked first
     await next_driver.close()
     for each_live in (live, next_live):
-        await each_live.close()
+        await each_live.writer.close()

@@ -68,8 +68,8 @@ async def test_a_round_stores_its_generated_instance_for_every_process(
     assert asked.choice_texts("en") == stored.choice_texts("en")
     written = other.question(info, row.question_ids.index("fm-01") + 1)
     assert not isinstance(written, GeneratedQuestion) and written.id == "fm-01"
-    await other.close()
-    await live.close()
+    await other.writer.close()
+    await live.writer.close()
 
 
 async def test_no_ready_instance_means_one_question_fewer_or_none_at_all(
@@ -88,5 +88,5 @@ async def test_no_ready_instance_means_one_question_fewer_or_none_at_all(
     with pytest.raises(UserError) as raised:
         await empty.open(GUILD, CHANNEL + 1, HOST, "en", "tpl", 1, 10, seed=1)
     assert raised.value.key == "quiz.no_questions"
-    await empty.close()
-    await live.close()
+    await empty.writer.close()
+    await live.writer.close()

@@ -48,7 +48,7 @@ async def test_a_press_written_late_is_judged_and_scored_at_its_moment(
     came 5 s ago, held by the writer until now (a database away), counts with the time it
     took then; a press that comes now is late."""
     live = LiveRounds(db, bank)
-    await live.start()
+    await live.writer.start()
     try:
         round_id = await open_question(live)
         snap = await steps_store.snapshot(db, round_id)
@@ -68,7 +68,7 @@ async def test_a_press_written_late_is_judged_and_scored_at_its_moment(
         now = live.writer.submit(LivePending(round_id, 1, 202, 1, 1, False, SECONDS))
         counted, late = await asyncio.gather(then, now)
     finally:
-        await live.close()
+        await live.writer.close()
     assert (counted.outcome, counted.position) == (Outcome.COUNTED, 2)
     assert late.outcome is Outcome.LATE
     [(user, ms, points)] = await rows(db, "SELECT user_id, ms, points FROM live_answer")
@@ -88,7 +88,7 @@ async def test_presses_the_writer_cannot_write_fail_without_a_traceback_and_it_g
     monkeypatch.setattr(outage, "since", None)
     caplog.set_level(logging.DEBUG, logger="quiztutor.storage")
     live = LiveRounds(db, bank)
-    await live.start()
+    await live.writer.start()
     try:
         round_id = await open_question(live)
         statements = answers_store.statements
@@ -102,7 +102,7 @@ async def test_presses_the_writer_cannot_write_fail_without_a_traceback_and_it_g
         monkeypatch.setattr(answers_store, "statements", statements)
         again = await live.writer.submit(LivePending(round_id, 1, 201, 1, 1, False, SECONDS))
     finally:
-        await live.close()
+        await live.writer.close()
     assert (again.outcome, again.position) == (Outcome.COUNTED, 1)
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert sum("transient database error" in w for w in warnings) == 1, warnings
