@@ -149,6 +149,11 @@ async def test_a_killed_process_round_goes_on_within_10_s_of_the_next_process_re
         # Every player answered: the round goes on as soon as the dead lease lapses.
         await reveal(fake, thread, 1)
         assert loop.time() - ready_at <= 10
+        # The count: the answer the dead process wrote (read back when this one took the
+        # round over) and the one this process's writer counted.
+        await fake.wait_until(
+            lambda: "2 answered" in fake.message(q1.id).text(), 10, "question 1's final count"
+        )
         q2 = await question(fake, thread, 2)
         for player in (host, member):
             await fake.click(q2, answer_id(q2, right), player, timeout=10)
