@@ -71,17 +71,6 @@ class ThrottledEdits:
             if message.task is None or message.task.done():
                 del self._messages[key]
 
-    async def settle(self, key: Any) -> None:
-        """Until the edits wanted for `key` are sent."""
-        message = self._messages.get(key)
-        if message is not None and message.task is not None:
-            await asyncio.gather(message.task, return_exceptions=True)
-
-    def forget(self, key: Any) -> None:
-        message = self._messages.pop(key, None)
-        if message is not None and message.task is not None and not message.task.done():
-            message.task.cancel()
-
     async def close(self) -> None:
         tasks = [m.task for m in self._messages.values() if m.task is not None]
         for task in tasks:

@@ -209,16 +209,12 @@ def next_step(state: RoundState, now: datetime) -> Decision:
             return Decision(Step.CLOSE)
         return Decision(Step.WAIT, question.closes_at)
     # PAUSE
-    ended = end_reason_after(state)
+    ended = end_reason(state.stop_requested, state.idle, state.position, state.total)
     if ended is not None:
         return Decision(Step.END, reason=ended)
     if state.next_at is None or now >= state.next_at:
         return Decision(Step.OPEN)
     return Decision(Step.WAIT, state.next_at)
-
-
-def end_reason_after(state: RoundState) -> EndReason | None:
-    return end_reason(state.stop_requested, state.idle, state.position, state.total)
 
 
 def end_reason(stop_requested: bool, idle: int, position: int, total: int) -> EndReason | None:

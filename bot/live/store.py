@@ -130,7 +130,14 @@ async def set_config_locale(db: Database, guild_id: int, locale: str | None) -> 
 
 async def request_stop(db: Database, round_id: int) -> bool:
     """The host's /quiz live stop: the driver ends the round at its next step."""
-    return await _set_round(db, round_id, stop_requested=True)
+    async with db.session() as session:
+        done = await session.exec(
+            update(LiveRound)
+            .where(col(LiveRound.id) == round_id, col(LiveRound.status).in_(_ACTIVE))
+            .values(stop_requested=True)
+        )
+        await session.commit()
+        return bool(done.rowcount)
 
 
 async def start_now(db: Database, round_id: int) -> bool:
@@ -163,17 +170,6 @@ async def skip(db: Database, round_id: int, number: int) -> bool:
                 col(LiveQuestion.closes_at) > now,
             )
             .values(closes_at=now)
-        )
-        await session.commit()
-        return bool(done.rowcount)
-
-
-async def _set_round(db: Database, round_id: int, **values: Any) -> bool:
-    async with db.session() as session:
-        done = await session.exec(
-            update(LiveRound)
-            .where(col(LiveRound.id) == round_id, col(LiveRound.status).in_(_ACTIVE))
-            .values(**values)
         )
         await session.commit()
         return bool(done.rowcount)
