@@ -89,17 +89,19 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException, **extra: 
         logger.error("%s failed", what, exc_info=exc, extra=extra or None)
 
 
-def backoff() -> wait_exponential:
-    """The one backoff between tries of a database step: 0.05, 0.1, 0.2 ... capped at 2 s."""
-    return wait_exponential(multiplier=FIRST_DELAY_S, max=MAX_DELAY_S)
+def backoff(first: float = FIRST_DELAY_S, most: float = MAX_DELAY_S) -> wait_exponential:
+    """The one backoff between tries: `first`, doubling, capped at `most` (a database step:
+    0.05, 0.1, 0.2 ... 2 s)."""
+    return wait_exponential(multiplier=first, max=most)
 
 
-def pause(failures: int) -> float:
+def pause(failures: int, first: float = FIRST_DELAY_S, most: float = MAX_DELAY_S) -> float:
     """`backoff`'s wait after `failures` failed tries in a row, for a loop that never gives
-    up (the live driver: a round's next step, whatever failed, the database or Discord)."""
+    up (the live driver's next step, whatever failed; the generated-question pool's
+    refill while its worker is down)."""
     state = RetryCallState(AsyncRetrying(), None, (), {})
     state.attempt_number = failures
-    return backoff()(state)
+    return backoff(first, most)(state)
 
 
 def holding(

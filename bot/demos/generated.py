@@ -23,6 +23,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
+from bot.db.retry import pause
 from bot.demos.runner import DemoFailed, DemoRunnerClosed
 from experiments.catalog import ParamError
 from experiments.generators.instance import Instance
@@ -187,9 +188,10 @@ class InstancePool:
                 why,
             )
         self._available = False
-        delay = min(self.retry_s * 2**self._failures, MAX_RETRY_S)
         self._failures += 1
-        await asyncio.sleep(delay)  # a back-off, not synchronisation: nobody waits on it
+        await asyncio.sleep(
+            pause(self._failures, self.retry_s, MAX_RETRY_S)
+        )  # a back-off, not synchronisation: nobody waits on it
 
     def _flowing(self) -> None:
         if self._available is False:
