@@ -198,7 +198,7 @@ async def one_day(
     """A day after the history: every command once untimed, then timed; then the reveal."""
     day = size.today + timedelta(days=run)
     member = regulars[run % len(regulars)]
-    warm = regulars[-1 - run % len(regulars)]
+    warm = regulars[(REPEATS + run) % len(regulars)]  # answers often too: /me draws
     async with bot_at(wire, url, tmp, post_time(day) - timedelta(hours=1), f"day{run}") as bot:
         for command in COMMANDS:
             await final_ms(wire, command, warm)
