@@ -73,10 +73,17 @@ class Command:
     chart: bool = False  # the final reply carries a PNG
     admin: bool = False  # Manage Server (/daily)
     options: dict[str, Any] = field(default_factory=dict)
+    expect: str = ""  # in the final reply: the command did its work (not a refusal)
 
 
-NOW = Command("now", "/daily now (the day's question chosen and posted)", "daily now", admin=True)
-REVEAL = Command("reveal", "/daily reveal", "daily reveal", admin=True)
+NOW = Command(
+    "now",
+    "/daily now (the day's question chosen and posted)",
+    "daily now",
+    admin=True,
+    expect="Today's question is posted",
+)
+REVEAL = Command("reveal", "/daily reveal", "daily reveal", admin=True, expect="Revealed")
 COMMANDS = (
     Command("stats", "/daily stats with its charts", "daily stats", chart=True, admin=True),
     Command("me", "/me with its charts", "me", chart=True),
@@ -122,6 +129,7 @@ async def final_ms(wire: Wire, command: Command, member: int) -> float:
     )
     if res.type == 4:  # answered at once: that is the final reply
         assert not command.chart, f"{command.label}: answered without its chart"
+        assert command.expect in res.text, f"{command.label}: {res.text}"
         return ms(res.first_response_s)
 
     def final(message: Any) -> bool:
@@ -129,8 +137,10 @@ async def final_ms(wire: Wire, command: Command, member: int) -> float:
             return False
         return not command.chart or any(a.filename.endswith(".png") for a in message.attachments)
 
-    await res.wait_final(final, WAIT_S)
-    return ms(time.monotonic() - res.interaction.dispatched_at)
+    message = await res.wait_final(final, WAIT_S)
+    took = ms(time.monotonic() - res.interaction.dispatched_at)
+    assert command.expect in message.text(), f"{command.label}: {message.text()}"
+    return took
 
 
 @contextlib.asynccontextmanager
