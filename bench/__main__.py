@@ -39,8 +39,18 @@ BENCHMARKS = (
     "charts",
     "scale",
     "upgrade",
+    "scale_wire",
 )
-DB_BOUND = ("reactions", "steady", "live", "schedule", "shards", "scale", "upgrade")
+DB_BOUND = (
+    "reactions",
+    "steady",
+    "live",
+    "schedule",
+    "shards",
+    "scale",
+    "upgrade",
+    "scale_wire",
+)
 
 
 def load(name: str) -> Callable[[bool], Awaitable[list[Row]]]:

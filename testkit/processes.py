@@ -6,7 +6,11 @@ driver's start-up (reaction recovery, catch-up) is done, and a shorter wait for 
 servers after READY (the stand-in sends them at once; see `_install_quick_ready`). Tests wait on that line
 instead of sleeping. With ``QT_CLOCK_SHIFT_S`` set, the clock where the bot decides
 (`Services.clock`: the daily driver, the outbox's leases) runs that many seconds ahead,
-as if the process started that much later; nothing else in the bot changes.
+as if the process started that much later, and so does the scheduler's (its jobs fire
+by that clock); nothing else in the bot changes. With ``QT_STALL_PROBE`` set, a
+coroutine on the bot's event loop keeps the worst lateness of a 5 ms sleep, and each
+SIGUSR1 prints it (``QT-STALL worst_ms=X``, since the last one) and starts over:
+`BotProcess.worst_stall_ms`, the bot's loop stall seen from outside.
 
 `BotProcess` starts such a child against the Discord stand-in (`fake.env()`), keeps
 its stderr for failure messages, and stops it with SIGTERM or SIGKILL.
@@ -25,6 +29,9 @@ from pathlib import Path
 from typing import Any
 
 MARKER = "QT-STARTED"
+STALL = "QT-STALL"
+STALL_PROBE = "QT_STALL_PROBE"
+STALL_TICK_S = 0.005
 GUILD_READY_S = 0.5
 CLOCK_SHIFT = "QT_CLOCK_SHIFT_S"
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,12 +99,26 @@ class BotProcess:
 
     async def wait_started(self, timeout: float = 30.0) -> int:
         """Until the start-up marker; returns how many answers start-up recovered."""
+        line = await self._wait_line(MARKER, 0, timeout, "start")
+        return int(line.split("recovered=")[1])
+
+    async def worst_stall_ms(self, timeout: float = 10.0) -> float:
+        """The bot loop's worst stall since the last call (or its start): needs
+        ``QT_STALL_PROBE`` in its environment."""
+        assert self.proc is not None
+        seen = len(self.lines)
+        self.proc.send_signal(signal.SIGUSR1)
+        line = await self._wait_line(STALL, seen, timeout, "report its loop stall")
+        return float(line.split("worst_ms=")[1])
+
+    async def _wait_line(self, prefix: str, skip: int, timeout: float, what: str) -> str:
+        """The first stdout line from index `skip` on that starts with `prefix`."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            for line in self.lines:
-                if line.startswith(MARKER):
-                    return int(line.split("recovered=")[1])
+            for line in self.lines[skip:]:
+                if line.startswith(prefix):
+                    return line
             assert self.proc is not None
             if self.proc.returncode is not None:
                 raise AssertionError(
@@ -105,7 +126,7 @@ class BotProcess:
                 )
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise TimeoutError(f"bot did not start in {timeout}s: {self.stderr_tail()}")
+                raise TimeoutError(f"bot did not {what} in {timeout}s: {self.stderr_tail()}")
             self._line_seen.clear()
             try:
                 await asyncio.wait_for(self._line_seen.wait(), min(remaining, 0.5))
@@ -180,7 +201,11 @@ def integrity(database_url: str) -> list[str]:
 
 
 def _install_clock_shift(seconds: float) -> None:
-    from datetime import datetime, timedelta
+    from datetime import datetime, timedelta, tzinfo
+
+    import apscheduler.executors.base as executors_base
+    import apscheduler.schedulers.base as schedulers_base
+    from apscheduler.triggers import date, interval
 
     import bot.discord.client as client
     from bot.common.settings import Settings
@@ -196,6 +221,43 @@ def _install_clock_shift(seconds: float) -> None:
         return await start_services(settings, clock=shifted)
 
     client.start_services = start  # type: ignore[assignment]
+
+    class ShiftedDateTime(datetime):
+        @classmethod
+        def now(cls, tz: tzinfo | None = None) -> ShiftedDateTime:
+            return super().now(tz) + shift
+
+    # APScheduler 3 reads `datetime.now` in these modules (when a job is due, whether it
+    # fired too late, when an interval starts): its jobs fire by the shifted clock too.
+    for module in (schedulers_base, executors_base, interval, date):
+        module.datetime = ShiftedDateTime
+
+
+def _install_stall_probe() -> None:
+    from bot.daily.jobs import DailyJobs
+
+    original_start = DailyJobs.start
+    worst = [0.0]
+    running: list[asyncio.Task[None]] = []
+
+    async def probe() -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            start = loop.time()
+            await asyncio.sleep(STALL_TICK_S)
+            worst[0] = max(worst[0], loop.time() - start - STALL_TICK_S)
+
+    def report() -> None:
+        print(f"{STALL} worst_ms={worst[0] * 1000:.2f}", flush=True)
+        worst[0] = 0.0
+
+    async def start(self: DailyJobs) -> None:
+        await original_start(self)
+        loop = asyncio.get_running_loop()
+        running.append(loop.create_task(probe(), name="stall-probe"))
+        loop.add_signal_handler(signal.SIGUSR1, report)
+
+    DailyJobs.start = start  # type: ignore[method-assign]
 
 
 def _install_quick_ready() -> None:
@@ -214,6 +276,8 @@ def _install_quick_ready() -> None:
 
 
 if __name__ == "__main__":
+    if os.environ.get(STALL_PROBE):
+        _install_stall_probe()  # first: running before the marker says "started"
     _install_marker()
     _install_quick_ready()
     if os.environ.get(CLOCK_SHIFT):

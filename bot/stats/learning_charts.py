@@ -53,27 +53,24 @@ def _cell(data: HeatmapData, day: date) -> tuple[int, int]:
 
 
 def _outline(ax: object, data: HeatmapData, run: Run | None, colour: str, label: str) -> None:
-    from matplotlib.patches import Rectangle
+    """Each day of `run` outlined, as one collection: a patch per day costs ~1 ms to add
+    and to draw, and a long run has up to 182 of them."""
+    from matplotlib.collections import PolyCollection
 
     if run is None:
         return
-    first = max(run[0], data.start)
-    day, labelled = first, False
+    squares = []
+    day = max(run[0], data.start)
     while day <= run[1]:
         x, y = _cell(data, day)
-        ax.add_patch(  # type: ignore[attr-defined]
-            Rectangle(
-                (x - 0.5, y - 0.5),
-                1,
-                1,
-                fill=False,
-                edgecolor=colour,
-                linewidth=1.6,
-                label=None if labelled else label,
-            )
+        squares.append(
+            [(x - 0.5, y - 0.5), (x + 0.5, y - 0.5), (x + 0.5, y + 0.5), (x - 0.5, y + 0.5)]
         )
-        labelled = True
         day += timedelta(days=1)
+    outlines = PolyCollection(
+        squares, facecolors="none", edgecolors=colour, linewidths=1.6, label=label
+    )
+    ax.add_collection(outlines, autolim=False)  # type: ignore[attr-defined]
 
 
 def heatmap_png(data: HeatmapData) -> bytes:

@@ -259,18 +259,21 @@ class FakeDiscord(
         members: list[FakeUser] = (),  # type: ignore[assignment]
         locale: str = "en-US",
         shard: int | None = None,
+        guild_id: int | None = None,
     ) -> FakeGuild:
         """Create a guild (owner: a separate user) with text channels, roles and members.
 
         `shard`: give it an id on that shard of `shard_count` (Discord's formula).
+        `guild_id`: the id of a server a database already holds (a benchmark's history).
         Adding it after a bot connected needs ``await fake.announce_guild(guild)``.
         """
         owner = self.add_user(f"{name.lower().replace(' ', '_')}_owner")
-        guild_id = (
-            self.snowflakes.next()
-            if shard is None
-            else self.snowflakes.next_on_shard(shard, self.shard_count)
-        )
+        if guild_id is None:
+            guild_id = (
+                self.snowflakes.next()
+                if shard is None
+                else self.snowflakes.next_on_shard(shard, self.shard_count)
+            )
         guild = FakeGuild(guild_id, name, owner.id, locale=locale)
         guild.roles[guild.id] = FakeRole(guild.id, "@everyone", EVERYONE_PERMISSIONS)
         admin_role = FakeRole(self.snowflakes.next(), "Quiz Admin", ADMIN_PERMISSIONS, position=2)
@@ -299,8 +302,13 @@ class FakeDiscord(
         """The bot's managed role (deny it a permission in a channel with an overwrite)."""
         return next(r for r in guild.roles.values() if r.managed)
 
-    def add_channel(self, guild: FakeGuild, name: str) -> FakeChannel:
-        channel = FakeChannel(self.snowflakes.next(), name, guild.id, position=len(guild.channels))
+    def add_channel(
+        self, guild: FakeGuild, name: str, *, channel_id: int | None = None
+    ) -> FakeChannel:
+        """A text channel; `channel_id`: one a database already holds."""
+        channel = FakeChannel(
+            channel_id or self.snowflakes.next(), name, guild.id, position=len(guild.channels)
+        )
         guild.channels[channel.id] = channel
         self.channels[channel.id] = channel
         return channel
