@@ -9,6 +9,7 @@ more than the database are the store modules' (`bot.daily.posts_store`, ...). Wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import datetime
 
@@ -22,6 +23,10 @@ from bot.daily.settling import DailySettling
 from bot.db.database import Database
 from bot.demos.generated import InstancePool
 from bot.quizbank import QuizBank
+
+# How long a daily choice waits for the review cards of the server's day settled just
+# before (`DailySettling.graded`): the rest of `/daily now`'s 500 ms is the choice's own.
+CARDS_WAIT_S = 0.2
 
 
 class DailyService:
@@ -41,9 +46,15 @@ class DailyService:
         self.answers = DailyAnswers(db, bank, clock, self.open_posts, self.writer)
         self.settling = DailySettling(db, clock, self.open_posts, self.writer, self.answers)
         # A day's choice reads the class recall its last settled day updates (in the
-        # background): the choice waits for the server's pending review cards.
+        # background): the choice waits for the server's pending review cards, within its
+        # budget (a big day settled at start-up goes on behind it).
         self.posts = DailyPosts(
-            db, bank, clock, self.open_posts, pool, before_choice=self.settling.graded
+            db,
+            bank,
+            clock,
+            self.open_posts,
+            pool,
+            before_choice=functools.partial(self.settling.graded, within_s=CARDS_WAIT_S),
         )
 
     async def start(self) -> None:

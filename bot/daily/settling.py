@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 # A post whose earlier post was settled by someone else between two looks: try again
 # (each try waits for that settle's commit, so a few are plenty).
 TRIES = 20
+# The fold after a day's cards counts that day's new members in; more than this (the
+# thousands an upgrade leaves) is the background fold's (`bot.learning.recall_backfill`).
+SETTLE_FOLD_S = 1.0
 
 
 class DailySettling:
@@ -94,7 +97,8 @@ class DailySettling:
                 lambda: grade_post(self.db, post_id), "applying a settled day to review cards"
             )
             await retry_transient(
-                lambda: fold(self.db, guild_id, now), "folding new members into the class"
+                lambda: fold(self.db, guild_id, now, SETTLE_FOLD_S),
+                "folding new members into the class",
             )
         except Exception:  # still owed: the next start-up finishes it (`finish_grading`)
             log.exception(
@@ -102,9 +106,11 @@ class DailySettling:
                 extra={"guild_id": guild_id, "post_id": post_id},
             )
 
-    async def graded(self, guild_id: int | None = None) -> None:
+    async def graded(self, guild_id: int | None = None, within_s: float | None = None) -> None:
         """Until the review cards (and class) of the days this process settled are done:
-        of one server, or of all."""
+        of one server, or of all; with `within_s`, for at most that long (the work goes
+        on in the background)."""
+        deadline = None if within_s is None else asyncio.get_running_loop().time() + within_s
         while True:
             if guild_id is None:
                 pending = list(self._grading.values())
@@ -112,7 +118,13 @@ class DailySettling:
                 pending = [t for t in (self._grading.get(guild_id),) if t is not None]
             if not pending:
                 return
-            await asyncio.gather(*pending, return_exceptions=True)
+            if deadline is None:
+                await asyncio.gather(*pending, return_exceptions=True)
+                continue
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            await asyncio.wait(pending, timeout=left)
 
     async def finish_grading(self) -> int:
         """At start-up: apply to the review cards what a crash left out of a settled day."""
