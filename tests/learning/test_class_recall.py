@@ -5,9 +5,11 @@ retrievability of the active members' cards computed card by card."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from fsrs import Scheduler
@@ -249,3 +251,47 @@ async def test_a_server_with_its_own_decay_chooses_from_sums_under_its_curve_bef
     assert choice.reason.basis == CARDS
     n, mean = expected[choice.question_id]
     assert (choice.reason.n, choice.reason.recall) == (n, pytest.approx(mean, abs=1e-3))
+
+
+async def until_waiting(db: Database, connections: int, unless: asyncio.Task[Any]) -> None:
+    """Until `connections` connections of this database wait for a lock (PostgreSQL), or
+    `unless` is done; polled for at most 10 s."""
+    query = (
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+    )
+    for _ in range(1000):
+        async with db.engine.connect() as conn:
+            if unless.done() or (await conn.exec_driver_sql(query)).scalar_one() >= connections:
+                return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"no {connections} connections waited for a lock")
+
+
+@pytest.mark.postgres_only
+async def test_a_grade_racing_a_refit_to_another_decay_is_counted_once(
+    daily: DailyService, clock: Clock, bank: QuizBank
+) -> None:
+    # Member 1 of A (counted) answers ac-03, which nobody in A has a card of: the grade
+    # creates A's row for it. The grade is held just before that insert (another
+    # connection inserts the same row, uncommitted) while A adopts another decay.
+    await day(daily, clock, A, 0, "mx-01", {u: True for u in range(1, 5)})
+    at = START + timedelta(days=1)
+    await check(daily.db, A, at)
+    async with daily.db.engine.connect() as holder:
+        await holder.exec_driver_sql(
+            "INSERT INTO class_recall (guild_id, question_id, cards, sums, as_of)"
+            " VALUES ($1, 'ac-03', 0, '[]', $2)",
+            (A, at.replace(tzinfo=None)),
+        )
+        grade = asyncio.create_task(
+            Reviews(daily.db, bank).record_grade(1, "ac-03", True, at, Source(QUIZ, "race"))
+        )
+        await until_waiting(daily.db, 1, unless=grade)
+        refit = asyncio.create_task(save_fit(daily.db, A, fitted(0.5), at, at + timedelta(days=7)))
+        # The refit either commits (it does not wait for the grade) or waits for it.
+        await until_waiting(daily.db, 2, unless=refit)
+        await holder.rollback()
+    await asyncio.gather(grade, refit)
+    # Whichever came first, the fold counts the member's card of ac-03 once.
+    await check(daily.db, A, at)
