@@ -211,7 +211,7 @@ async def test_the_class_recall_follows_cards_replayed_by_a_new_memory_model(
         await check(daily.db, guild, at)
 
 
-def fitted(decay: float) -> dict[str, object]:
+def fitted(decay: float) -> dict[str, Any]:
     """A fit's result adopting fsrs's default parameters with another decay (w20)."""
     parameters = [float(w) for w in SCHEDULER.parameters]
     parameters[20] = decay
@@ -295,3 +295,35 @@ async def test_a_grade_racing_a_refit_to_another_decay_is_counted_once(
     await asyncio.gather(grade, refit)
     # Whichever came first, the fold counts the member's card of ac-03 once.
     await check(daily.db, A, at)
+
+
+async def test_the_upgrade_counts_anew_the_class_of_a_server_fitted_to_another_decay(
+    daily: DailyService, clock: Clock
+) -> None:
+    # Before revision 0012 every server's sums followed the default curve, also A's,
+    # whose fitted model has another decay.
+    await daily.db.migrate_to("0011")
+    await day(daily, clock, A, 0, "mx-01", {u: u % 3 != 0 for u in range(1, 9)})
+    await day(daily, clock, B, 2, "mx-01", {u: u % 2 == 0 for u in range(5, 13)})
+    at = START + timedelta(days=3)
+    for guild in (A, B):
+        await fold(daily.db, guild, at)
+    async with daily.db.session() as session:
+        model = await session.get(MemoryModel, A)
+        assert model is not None
+        model.parameters = fitted(0.5)["parameters"]
+        session.add(model)
+        await session.commit()
+    await daily.db.migrate_to("head")
+    async with daily.db.engine.connect() as conn:
+        rows = await conn.exec_driver_sql(
+            "SELECT guild_id, count(*), sum(CASE WHEN counted THEN 1 ELSE 0 END)"
+            " FROM class_member GROUP BY guild_id ORDER BY guild_id"
+        )
+        assert [tuple(r) for r in rows] == [(A, 8, 0), (B, 8, 8)]
+        rows = await conn.exec_driver_sql(
+            "SELECT DISTINCT guild_id FROM class_recall ORDER BY guild_id"
+        )
+        assert [r[0] for r in rows] == [B]
+    for guild in (A, B):  # counted in again under A's own curve by the next fold
+        await check(daily.db, guild, at)
