@@ -19,7 +19,7 @@ from bot.common.errors import SetupError
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.tables.learning import MemoryModel
-from bot.learning import memory_store
+from bot.learning import memory_store, recall_store
 
 SCHEMA = "0008"
 
@@ -119,6 +119,8 @@ async def fit_guild(db: Database, guild_id: int, *, epochs: int | None = None) -
         # The parameters in use changed (a new fit, or back to the defaults): replay.
         result["rescheduled"] = await memory_store.reschedule(db, guild_id)
         await memory_store.set_rescheduled(db, guild_id, result["rescheduled"])
+        # The class recall under the new curve, if `save_fit` had it counted anew.
+        await recall_store.fold(db, guild_id, utcnow())
     return result
 
 

@@ -22,15 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timedelta
-from typing import Any, cast
-
-from fsrs import Card, Scheduler
-from fsrs.card import CardDict
+from datetime import date, timedelta
+from typing import Any
 
 from bot.common.errors import UserError
 from bot.common.schedule import choose_question
-from bot.learning.recall_rules import CARDS, Signal
+from bot.learning.recall_rules import Signal
 from bot.learning.review_rules import SCHEDULER
 
 REPEAT_AFTER_DEFAULT = 30
@@ -132,14 +129,3 @@ def choose(
 def recent_questions(history: Sequence[tuple[date, str]], day: date, window: int) -> set[str]:
     since = day - timedelta(days=window)
     return {q for d, q in history if since <= d < day}
-
-
-def mean_recalls(
-    rows: Sequence[tuple[str, Any]], now: datetime, scheduler: Scheduler = SCHEDULER
-) -> dict[str, Signal]:
-    """The mean fsrs retrievability now of each question's cards (by the server's model)."""
-    recalls: dict[str, list[float]] = {}
-    for question_id, data in rows:
-        card = Card.from_dict(cast(CardDict, data))
-        recalls.setdefault(question_id, []).append(scheduler.get_card_retrievability(card, now))
-    return {q: Signal(sum(r) / len(r), CARDS, len(r)) for q, r in recalls.items()}

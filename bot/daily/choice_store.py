@@ -1,7 +1,11 @@
 """What the daily question's choice reads: a server's posting history, its active members,
-their recall of the candidates (the class recall's sums: `bot.learning.recall_store`)
-and, for questions none of them has a card of, their daily accuracy
-(`bot.daily.choice_rules`)."""
+their recall of the candidates (the class recall's sums, kept under the server's own
+forgetting curve: `bot.learning.recall_store`) and, for questions none of them has a
+card of, their daily accuracy (`bot.daily.choice_rules`).
+
+The sums are the one way the choice reads the class's recall: reading every active
+member's card of every candidate instead (what a server with its own memory model once
+did) took seconds at 10,000 members and stalled the event loop (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -9,20 +13,23 @@ import asyncio
 import functools
 import logging
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from fsrs import Scheduler
-from sqlalchemy import Integer, case, func
-from sqlmodel import col, select
+from sqlalchemy import Integer, case, exists, false, func
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlmodel import SQLModel, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from bot.daily.choice_rules import mean_recalls, recent_questions, window_days
+from bot.daily.choice_rules import recent_questions, window_days
 from bot.db.database import Database
+from bot.db.tables.aggregates import ClassMember, ClassRecall
 from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.db.tables.review import ReviewCard
 from bot.learning import recall_store
-from bot.learning.recall_rules import ANSWERS, Signal, follows_sums
+from bot.learning.recall_rules import ACTIVE_DAYS, ANSWERS, CARDS, RecallSums, Signal, days
+from bot.learning.recall_sql import recall_now
 from bot.learning.review_rules import SCHEDULER
 
 log = logging.getLogger(__name__)
@@ -72,6 +79,13 @@ async def history_of(session: AsyncSession, guild_id: int, day: date) -> list[tu
     return [(d, q) for d, q in rows.all()]
 
 
+_MEMBER = SQLModel.metadata.tables[ClassMember.__tablename__]
+_RECALL = SQLModel.metadata.tables[ClassRecall.__tablename__]
+_CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
+_ANSWER = SQLModel.metadata.tables[DailyAnswer.__tablename__]
+_POST = SQLModel.metadata.tables[DailyPost.__tablename__]
+
+
 async def signals_of(
     session: AsyncSession,
     guild_id: int,
@@ -79,27 +93,80 @@ async def signals_of(
     now: datetime,
     scheduler: Scheduler = SCHEDULER,
 ) -> tuple[int, dict[str, Signal]]:
-    """(active members, their signal per question) for the questions given: the class
-    recall's sums where they have cards (`recall_store.signals`, a row per question),
-    else their accuracy in the server's daily answers."""
+    """(active members, their signal per question) for the questions given, after
+    `recall_store.fold`: the class recall's sums (a row per question, under the curve of
+    `scheduler`, the server's memory model) where they have cards, else their accuracy
+    in the server's daily answers."""
     conn = await session.connection()
-    members, signals, active = await recall_store.signals(conn, guild_id, questions, now)
-    if not members or not questions:
-        return members, signals
-    if not follows_sums(scheduler):
-        # The server's own memory model has another forgetting curve than the one the
-        # running sums follow: its cards are read and their recall worked out (bounded by
-        # the active members' cards of the candidates; off the loop, ~1.6 µs a card).
-        cards = await session.exec(
-            select(ReviewCard.question_id, ReviewCard.card).where(
-                col(ReviewCard.user_id).in_(active), col(ReviewCard.question_id).in_(questions)
-            )
+    cutoff = now - timedelta(days=ACTIVE_DAYS)
+    counted = select(_MEMBER.c.user_id).where(
+        _MEMBER.c.guild_id == guild_id, _MEMBER.c.last_answered_at >= cutoff
+    )
+    # Members whose only recent answers are on posts not settled yet (none in the usual
+    # order of reveal-then-post): their cards are read directly.
+    extra = (
+        select(_ANSWER.c.user_id)
+        .join(_POST, _POST.c.id == _ANSWER.c.post_id)
+        .where(
+            _POST.c.guild_id == guild_id,
+            _POST.c.settled == false(),
+            _ANSWER.c.answered_at >= cutoff,
+            ~exists().where(_MEMBER.c.guild_id == guild_id, _MEMBER.c.user_id == _ANSWER.c.user_id),
         )
-        signals = await asyncio.to_thread(mean_recalls, cards.all(), now, scheduler)
+        .distinct()
+    )
+    members = 0
+    for active in (counted, extra):
+        count = select(func.count()).select_from(active.subquery())
+        members += (await conn.execute(count)).scalar_one()
+    if not members or not questions:
+        return members, {}
+    signals = await _card_signals(
+        conn, guild_id, questions, now, RecallSums.for_scheduler(scheduler), extra
+    )
     rest = [q for q in questions if q not in signals]
     if rest:
-        signals.update(await _accuracy(session, guild_id, rest, active))
+        signals.update(await _accuracy(session, guild_id, rest, counted.union(extra)))
     return members, signals
+
+
+async def _card_signals(
+    conn: AsyncConnection,
+    guild_id: int,
+    questions: Sequence[str],
+    now: datetime,
+    curve: RecallSums,
+    extra: Any,
+) -> dict[str, Signal]:
+    """The mean recall now of the active members' cards per question: the sums, and the
+    cards of the `extra` members (not in the sums yet)."""
+    at = days(now)
+    totals: dict[str, tuple[int, float]] = {}
+    for chunk in recall_store.in_chunks(list(questions)):
+        rows = await conn.execute(
+            select(_RECALL.c.question_id, _RECALL.c.cards, _RECALL.c.sums, _RECALL.c.as_of).where(
+                _RECALL.c.guild_id == guild_id,
+                _RECALL.c.question_id.in_(chunk),
+                _RECALL.c.cards > 0,
+            )
+        )
+        for question_id, cards, sums, as_of in rows:
+            totals[question_id] = (cards, curve.mean(sums, cards, days(as_of), at) * cards)
+        extra_rows = await conn.execute(
+            select(
+                _CARD.c.question_id,
+                func.count(),
+                func.sum(recall_now(conn.dialect.name, curve, at)),
+            )
+            .where(_CARD.c.user_id.in_(extra), _CARD.c.question_id.in_(chunk))
+            .group_by(_CARD.c.question_id)
+        )
+        for question_id, count, total in extra_rows:
+            n, s = totals.get(question_id, (0, 0.0))
+            totals[question_id] = (n + int(count), s + float(total or 0.0))
+    return {
+        q: Signal(min(1.0, max(0.0, total / n)), CARDS, n) for q, (n, total) in totals.items() if n
+    }
 
 
 async def _accuracy(

@@ -16,13 +16,14 @@ from sqlmodel import SQLModel
 from bot.common.schedule import parse_timezone
 from bot.common.times import as_utc
 from bot.db.database import Database
+from bot.db.locks import lock_guild
 from bot.db.retry import retry_transient
 from bot.db.tables.daily import GuildDailyConfig
 from bot.db.tables.learning import MemoryModel
 from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.memory_rules import DEFAULT_RULES, Rules, replay, rules_of
-from bot.learning.recall_rules import curve_point
-from bot.learning.recall_store import CardChange, apply_card_changes
+from bot.learning.recall_rules import curve_of, curve_point
+from bot.learning.recall_store import CardChange, apply_card_changes, recount
 from bot.learning.replay_store import UPDATE_CARD
 
 _MODEL = SQLModel.metadata.tables[MemoryModel.__tablename__]
@@ -149,7 +150,9 @@ async def save_fit(
     db: Database, guild_id: int, result: dict[str, Any], now: datetime, next_fit_at: datetime
 ) -> bool:
     """Store a fit's figures (and its parameters when it beat the defaults); release the
-    lease. True when new parameters were adopted."""
+    lease. True when new parameters were adopted. Parameters of another forgetting curve
+    (decay) than the ones they replace have the server's class recall counted anew
+    (`bot.learning.recall_store.recount`), in the same transaction."""
     counts = result.get("counts") or {}
     metrics = result.get("metrics") or {}
     base, fitted = metrics.get("default") or {}, metrics.get("fitted") or {}
@@ -173,7 +176,16 @@ async def save_fit(
     if adopted:
         values.update(parameters=list(result["parameters"]), adopted_at=now)
     async with db.session() as session:
-        await session.exec(update(_MODEL).where(_MODEL.c.guild_id == guild_id).values(**values))
+        conn = await session.connection()
+        old = None
+        if adopted:  # after the settle lock: no fold of this server runs meanwhile
+            await lock_guild(conn, guild_id)
+            old = (
+                await conn.execute(select(_MODEL.c.parameters).where(_MODEL.c.guild_id == guild_id))
+            ).scalar()
+        await conn.execute(update(_MODEL).where(_MODEL.c.guild_id == guild_id).values(**values))
+        if adopted and curve_of(old).decay != curve_of(values["parameters"]).decay:
+            await recount(conn, guild_id)
         await session.commit()
     return adopted
 

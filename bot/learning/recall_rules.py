@@ -23,8 +23,9 @@ class adds or subtracts all of theirs. The time here is continuous (fsrs's own
 `get_card_retrievability` counts whole days elapsed); the running sums and `exact` agree
 to about 1e-4.
 
-The sums depend on the curve's F and D (fsrs parameters): sums kept under one set of
-parameters must be rebuilt from the cards under another.
+The sums depend on the curve's F and D (fsrs parameters): each server's sums are kept
+under its own memory model's curve (`curve_of`; K is the same for every decay), and are
+rebuilt from the cards when a refit changes its decay (`bot.learning.recall_store.recount`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -101,8 +103,7 @@ class RecallSums:
 
     @classmethod
     def for_scheduler(cls, scheduler: Scheduler) -> RecallSums:
-        decay = -float(scheduler.parameters[20])
-        return cls.for_curve(decay, 0.9 ** (1.0 / decay) - 1.0)
+        return curve(-float(scheduler.parameters[20]))
 
     @property
     def size(self) -> int:
@@ -162,14 +163,21 @@ def difference(after: Sequence[float], before: Sequence[float]) -> list[float]:
     return [a - b for a, b in zip(after, before, strict=True)]
 
 
-# The curve of the bot's scheduler (`bot.learning.review_rules.SCHEDULER`).
-SUMS = RecallSums.for_scheduler(SCHEDULER)
+@lru_cache(maxsize=256)
+def curve(decay: float) -> RecallSums:
+    """The sums of fsrs's forgetting curve of decay D (F such that R(S) = 0.9), worked out
+    once per decay."""
+    return RecallSums.for_curve(decay, 0.9 ** (1.0 / decay) - 1.0)
 
 
-def follows_sums(scheduler: Scheduler) -> bool:
-    """Whether `SUMS` (kept under the default curve) hold for this scheduler's forgetting
-    curve: a server's own memory model may have fitted another decay."""
-    return math.isclose(-float(scheduler.parameters[20]), SUMS.decay, rel_tol=1e-12)
+def curve_of(parameters: Sequence[float] | None) -> RecallSums:
+    """The curve of a server's memory model: its fitted fsrs parameters, or None for
+    fsrs's defaults (the decay is the 21st parameter)."""
+    return curve(-float((SCHEDULER.parameters if parameters is None else parameters)[20]))
+
+
+# The curve of the bot's scheduler (`bot.learning.review_rules.SCHEDULER`): fsrs's defaults.
+SUMS = curve_of(None)
 
 
 def curve_point(card: Any, reviews: int) -> tuple[float, float] | None:

@@ -6,30 +6,30 @@ one row per question."""
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Float, bindparam, cast, func, literal, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
 
 from bot.db.tables.aggregates import ClassRecall
 from bot.db.tables.review import ReviewCard
-from bot.learning.recall_rules import EPOCH, MIN_EXPONENT, SUMS
+from bot.learning.recall_rules import EPOCH, MIN_EXPONENT, RecallSums
 
 _CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
 
 
-def greatest(conn: AsyncConnection, a: Any, b: Any) -> ColumnElement[float]:
-    if conn.dialect.name == "postgresql":
+def greatest(dialect: str, a: Any, b: Any) -> ColumnElement[float]:
+    if dialect == "postgresql":
         return func.greatest(a, b)
     return func.max(a, b)  # SQLite's max() of two arguments is the scalar one
 
 
-def review_days(conn: AsyncConnection) -> ColumnElement[Any]:
+def review_days(dialect: str) -> ColumnElement[Any]:
     """A card's last review in days since EPOCH, in SQL."""
     column = _CARD.c.last_review
-    if conn.dialect.name == "postgresql":  # a naive UTC timestamp's epoch is its UTC one
+    if dialect == "postgresql":  # a naive UTC timestamp's epoch is its UTC one
         since_1970 = (EPOCH - datetime(1970, 1, 1, tzinfo=EPOCH.tzinfo)).days
         return cast(func.extract("epoch", column), Float) / 86_400.0 - since_1970
     return func.julianday(column) - func.julianday(EPOCH.strftime("%Y-%m-%d %H:%M:%S"))
@@ -39,28 +39,29 @@ def card_stability() -> ColumnElement[float]:
     return _CARD.c.card["stability"].as_float()
 
 
-_TERMS: dict[str, Any] = {}
+def recall_now(dialect: str, curve: RecallSums, at: float) -> ColumnElement[float]:
+    """A card's retrievability at `at` under `curve` (`RecallSums.exact`), in SQL."""
+    elapsed = greatest(dialect, literal(0.0), literal(at) - review_days(dialect))
+    return func.power(1.0 + literal(curve.factor) * elapsed / card_stability(), curve.decay)
 
 
-def terms_select(conn: AsyncConnection) -> Any:
-    """SUM of each term of the cards of the members `:users`, at the time `:at`
-    (`bot.learning.recall_rules.terms`), per question; built once per dialect."""
-    name = conn.dialect.name
-    if name not in _TERMS:
-        at = bindparam("at", type_=Float)
-        stability = card_stability()
-        u = at - review_days(conn) + stability / SUMS.factor
-        c = func.power(literal(SUMS.factor) / stability, SUMS.decay)
-        sums = [
-            func.sum(c * func.exp(greatest(conn, literal(MIN_EXPONENT), u * -rate)))
-            for rate in SUMS.rates
-        ]
-        _TERMS[name] = (
-            select(_CARD.c.question_id, func.count(), *sums)
-            .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
-            .group_by(_CARD.c.question_id)
-        )
-    return _TERMS[name]
+@lru_cache(maxsize=64)
+def terms_select(dialect: str, curve: RecallSums) -> Any:
+    """SUM of each term under `curve` of the cards of the members `:users`, at the time
+    `:at` (`RecallSums.terms`), per question; built once per dialect and curve."""
+    at = bindparam("at", type_=Float)
+    stability = card_stability()
+    u = at - review_days(dialect) + stability / curve.factor
+    c = func.power(literal(curve.factor) / stability, curve.decay)
+    sums = [
+        func.sum(c * func.exp(greatest(dialect, literal(MIN_EXPONENT), u * -rate)))
+        for rate in curve.rates
+    ]
+    return (
+        select(_CARD.c.question_id, func.count(), *sums)
+        .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
+        .group_by(_CARD.c.question_id)
+    )
 
 
 _RECALL = SQLModel.metadata.tables[ClassRecall.__tablename__]

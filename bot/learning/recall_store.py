@@ -7,20 +7,24 @@ cards is work that grows with the server (270k cards for 10,000 members), so:
 - `class_member` holds the server's members who answered a settled daily post within
   the active window; a settle adds its answerers (`join`), not yet `counted`.
 - `class_recall` holds, per (server, question), the running sums of
-  `bot.learning.recall_rules` over the counted members' cards, and their number.
+  `bot.learning.recall_rules` over the counted members' cards, and their number, under
+  the forgetting curve of the server's memory model (`curves_on`).
 - `fold` (before a choice, after a settle) counts new members in (adds their cards'
   terms) and drops members whose last answer left the window (subtracts theirs), in
   transactions of at most FOLD_CHUNK members; the terms come from one SQL aggregate.
 - every graded answer that changes a counted member's card replaces that card's terms
-  in each of the member's servers (`apply_card_changes`, from `record_grades`, in the
-  grading transaction: applied exactly once with the card).
+  in each of the member's servers, under each server's curve (`apply_card_changes`, from
+  `record_grades`, in the grading transaction: applied exactly once with the card).
+- a refit that changes a server's curve clears its sums and marks its members not
+  counted (`recount`, in the transaction that stores the model); folds count them anew.
 
-So the choice reads one row per question. Members who answered only posts still open
-(not settled) are added on the fly (`signals`), their cards read directly: bounded by
-the open posts' answers, none in the usual order of reveal-then-post.
+So the choice reads one row per question (`bot.daily.choice_store`).
 
 Locks (PostgreSQL): a writer locks cards before sums, and sums in key order; `fold`
-takes the server's settle lock, so a settle and a fold of one server never interleave.
+takes the server's settle lock, so a settle and a fold of one server never interleave;
+a grader holds its servers' memory model rows (FOR SHARE) from before it reads who is
+counted until it commits, and `recount` comes after the settle lock and the model row's
+update, so a grader adds its terms either before the sums are cleared or not at all.
 On SQLite every writer holds the database's write lock.
 """
 
@@ -35,7 +39,6 @@ from typing import Any
 
 from sqlalchemy import (
     case,
-    exists,
     false,
     func,
     literal,
@@ -50,19 +53,20 @@ from sqlmodel import SQLModel
 from bot.db.database import Database
 from bot.db.locks import lock_guild
 from bot.db.tables.aggregates import ClassMember, ClassRecall
-from bot.db.tables.daily import DailyAnswer, DailyPost
+from bot.db.tables.daily import DailyAnswer
+from bot.db.tables.learning import MemoryModel
 from bot.db.tables.review import ReviewCard
 from bot.learning.recall_rules import (
     ACTIVE_DAYS,
-    CARDS,
     EPOCH,
     SUMS,
-    Signal,
+    RecallSums,
     add_terms,
+    curve_of,
     days,
     difference,
 )
-from bot.learning.recall_sql import UPDATE_SUMS, card_stability, greatest, review_days, terms_select
+from bot.learning.recall_sql import UPDATE_SUMS, review_days, terms_select
 
 # Members counted in or out per transaction (each a few ms of the write lock).
 FOLD_CHUNK = 200
@@ -73,7 +77,7 @@ _MEMBER = SQLModel.metadata.tables[ClassMember.__tablename__]
 _RECALL = SQLModel.metadata.tables[ClassRecall.__tablename__]
 _CARD = SQLModel.metadata.tables[ReviewCard.__tablename__]
 _ANSWER = SQLModel.metadata.tables[DailyAnswer.__tablename__]
-_POST = SQLModel.metadata.tables[DailyPost.__tablename__]
+_MODEL = SQLModel.metadata.tables[MemoryModel.__tablename__]
 
 
 @dataclass(frozen=True)
@@ -91,13 +95,25 @@ def _insert(conn: AsyncConnection) -> Any:
     return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
 
 
-def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
+def in_chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
 
 def _as_of(at: float) -> datetime:
     return EPOCH + timedelta(days=at)
+
+
+async def curves_on(
+    conn: AsyncConnection, guilds: Any, *, hold: bool = False
+) -> dict[int, RecallSums]:
+    """The forgetting curve of each of `guilds` (ids, or a subquery of them) that has a
+    memory model row; `SUMS` for the others. `hold`: the rows locked FOR SHARE until the
+    commit (PostgreSQL), so no refit changes them meanwhile."""
+    query = select(_MODEL.c.guild_id, _MODEL.c.parameters).where(_MODEL.c.guild_id.in_(guilds))
+    if hold and conn.dialect.name == "postgresql":
+        query = query.with_for_update(read=True)
+    return {int(g): curve_of(parameters) for g, parameters in await conn.execute(query)}
 
 
 # -- membership --------------------------------------------------------------------------
@@ -212,6 +228,8 @@ async def _fold_chunk(
     deltas: dict[str, tuple[int, list[float]]] = {}
     if not everyone:
         return len(gone) + len(joined)
+    # After the settle lock (and, on SQLite, the first write): no refit changes it now.
+    curve = (await curves_on(conn, [guild_id])).get(guild_id, SUMS)
     # Cards before sums (PostgreSQL): a grader holding one of these cards commits first.
     await conn.execute(
         select(_CARD.c.user_id)
@@ -220,19 +238,25 @@ async def _fold_chunk(
         .with_for_update(read=True)
     )
     latest = (
-        await conn.execute(select(func.max(review_days(conn))).where(_CARD.c.user_id.in_(everyone)))
+        await conn.execute(
+            select(func.max(review_days(conn.dialect.name))).where(_CARD.c.user_id.in_(everyone))
+        )
     ).scalar()
     at = max(days(now), float(latest or 0.0))  # every card's terms at one time
     for users, sign in ((leaving, -1), (sorted(joined), 1)):
         if not users:
             continue
-        rows = await conn.execute(terms_select(conn), {"users": users, "at": at})
+        rows = await conn.execute(
+            terms_select(conn.dialect.name, curve), {"users": users, "at": at}
+        )
         for question_id, count, *terms in rows:
-            n, sums = deltas.setdefault(question_id, (0, SUMS.zeros()))
+            n, sums = deltas.setdefault(question_id, (0, curve.zeros()))
             add_terms(sums, [float(t or 0.0) for t in terms], sign)
             deltas[question_id] = (n + sign * int(count), sums)
     if deltas:
-        await _add_to_sums(conn, {(guild_id, q): d for q, d in deltas.items()}, at)
+        await _add_to_sums(
+            conn, {(guild_id, q): d for q, d in deltas.items()}, at, {guild_id: curve}
+        )
     return len(gone) + len(joined)
 
 
@@ -240,9 +264,13 @@ async def _fold_chunk(
 
 
 async def _add_to_sums(
-    conn: AsyncConnection, deltas: Mapping[tuple[int, str], tuple[int, Sequence[float]]], at: float
+    conn: AsyncConnection,
+    deltas: Mapping[tuple[int, str], tuple[int, Sequence[float]]],
+    at: float,
+    curves: Mapping[int, RecallSums],
 ) -> None:
-    """Add (cards, sums at `at`) to each (server, question)'s row, creating missing rows."""
+    """Add (cards, sums at `at`, under the server's curve in `curves`) to each (server,
+    question)'s row, creating missing rows."""
     keys = sorted(deltas)
     rows = await _lock_sums(conn, keys)
     missing = [key for key in keys if key not in rows]
@@ -254,7 +282,7 @@ async def _add_to_sums(
                     "guild_id": g,
                     "question_id": q,
                     "cards": 0,
-                    "sums": SUMS.zeros(),
+                    "sums": curves[g].zeros(),
                     "as_of": _as_of(at),
                 }
                 for g, q in missing
@@ -265,17 +293,18 @@ async def _add_to_sums(
     for key in keys:
         row = rows[key]
         count, delta = deltas[key]
+        curve = curves[key[0]]
         since = days(row.as_of)
         to = max(since, at)
-        sums = SUMS.moved(row.sums, since, to)
-        add_terms(sums, SUMS.moved(delta, at, to))
+        sums = curve.moved(row.sums, since, to)
+        add_terms(sums, curve.moved(delta, at, to))
         cards = row.cards + count
         out.append(
             {
                 "k_guild": key[0],
                 "k_question": key[1],
                 "cards": cards,
-                "sums": [float(x) for x in sums] if cards > 0 else SUMS.zeros(),
+                "sums": [float(x) for x in sums] if cards > 0 else curve.zeros(),
                 "as_of": _as_of(to),
             }
         )
@@ -300,10 +329,18 @@ async def _lock_sums(conn: AsyncConnection, keys: Sequence[tuple[int, str]]) -> 
 
 async def apply_card_changes(conn: AsyncConnection, changes: Sequence[CardChange]) -> None:
     """Replace each changed card's terms in the sums of every server that counts its
-    member (in the grading transaction, after the cards are locked)."""
+    member, under that server's curve (in the grading transaction, after the cards are
+    locked)."""
     users = sorted({c.user_id for c in changes})
     guilds: dict[int, list[int]] = defaultdict(list)
-    for chunk in _chunks(users):
+    curves: dict[int, RecallSums] = {}
+    for chunk in in_chunks(users):
+        counted = select(_MEMBER.c.guild_id).where(
+            _MEMBER.c.user_id.in_(chunk), _MEMBER.c.counted == true()
+        )
+        # The curves first, held: a refit's `recount` then waits for this transaction,
+        # or has committed and this one reads the members it uncounted.
+        curves.update(await curves_on(conn, counted, hold=True))
         rows = await conn.execute(
             select(_MEMBER.c.user_id, _MEMBER.c.guild_id).where(
                 _MEMBER.c.user_id.in_(chunk), _MEMBER.c.counted == true()
@@ -311,87 +348,40 @@ async def apply_card_changes(conn: AsyncConnection, changes: Sequence[CardChange
         )
         for user_id, guild_id in rows:
             guilds[user_id].append(guild_id)
+            curves.setdefault(guild_id, SUMS)
     if not guilds:
         return
     at = max(max(c.after[1], c.before[1] if c.before else 0.0) for c in changes)
-    counted = [c for c in changes if c.user_id in guilds]
-    after = SUMS.terms_many([c.after[0] for c in counted], [c.after[1] for c in counted], at)
-    old = [c for c in counted if c.before is not None]
-    before = SUMS.terms_many(
-        [c.before[0] for c in old if c.before], [c.before[1] for c in old if c.before], at
-    )
-    where_old = {id(c): row for row, c in enumerate(old)}
-    deltas: dict[tuple[int, str], tuple[int, list[float]]] = {}
-    for row, change in enumerate(counted):
-        delta = (
-            difference(after[row], before[where_old[id(change)]])
-            if id(change) in where_old
-            else after[row]
+    counted_changes = [c for c in changes if c.user_id in guilds]
+    # Each card's change of terms under each curve in use (most often just one).
+    delta_of: dict[tuple[float, int], list[float]] = {}
+    for curve in {c.decay: c for c in curves.values()}.values():
+        after = curve.terms_many(
+            [c.after[0] for c in counted_changes], [c.after[1] for c in counted_changes], at
         )
+        for row, change in enumerate(counted_changes):
+            delta = after[row]
+            if change.before is not None:
+                delta = difference(delta, curve.terms(*change.before, at))
+            delta_of[(curve.decay, row)] = delta
+    deltas: dict[tuple[int, str], tuple[int, list[float]]] = {}
+    for row, change in enumerate(counted_changes):
         for guild_id in guilds[change.user_id]:
             key = (guild_id, change.question_id)
-            n, sums = deltas.get(key, (0, SUMS.zeros()))
-            add_terms(sums, delta)
+            n, sums = deltas.get(key, (0, curves[guild_id].zeros()))
+            add_terms(sums, delta_of[(curves[guild_id].decay, row)])
             deltas[key] = (n + (change.before is None), sums)
-    await _add_to_sums(conn, deltas, at)
+    await _add_to_sums(conn, deltas, at, curves)
 
 
-# -- what the choice reads -----------------------------------------------------------------
-
-
-async def signals(
-    conn: AsyncConnection, guild_id: int, questions: Sequence[str], now: datetime
-) -> tuple[int, dict[str, Signal], Any]:
-    """(active members, their recall per question with cards, the active members as a
-    subquery of user ids) for the choice, after `fold`."""
-    cutoff = now - timedelta(days=ACTIVE_DAYS)
-    counted = select(_MEMBER.c.user_id).where(
-        _MEMBER.c.guild_id == guild_id, _MEMBER.c.last_answered_at >= cutoff
+async def recount(conn: AsyncConnection, guild_id: int) -> None:
+    """The server's sums cleared and its members marked not counted: its memory model's
+    curve changes (in the transaction that stores the model, after the server's settle
+    lock and the model row's update). Folds count them in anew under the new curve (the
+    fit's own, a settle's or a choice's, the backfill at start)."""
+    await conn.execute(
+        update(_MEMBER)
+        .where(_MEMBER.c.guild_id == guild_id, _MEMBER.c.counted == true())
+        .values(counted=False)
     )
-    # Members whose only recent answers are on posts not settled yet.
-    extra = (
-        select(_ANSWER.c.user_id)
-        .join(_POST, _POST.c.id == _ANSWER.c.post_id)
-        .where(
-            _POST.c.guild_id == guild_id,
-            _POST.c.settled == false(),
-            _ANSWER.c.answered_at >= cutoff,
-            ~exists().where(_MEMBER.c.guild_id == guild_id, _MEMBER.c.user_id == _ANSWER.c.user_id),
-        )
-        .distinct()
-    )
-    members = (
-        await conn.execute(select(func.count()).select_from(counted.subquery()))
-    ).scalar_one()
-    members += (await conn.execute(select(func.count()).select_from(extra.subquery()))).scalar_one()
-    found: dict[str, Signal] = {}
-    if not members or not questions:
-        return members, found, counted.union(extra)
-    at = days(now)
-    totals: dict[str, tuple[int, float]] = {}
-    for chunk in _chunks(list(questions)):
-        rows = await conn.execute(
-            select(_RECALL.c.question_id, _RECALL.c.cards, _RECALL.c.sums, _RECALL.c.as_of).where(
-                _RECALL.c.guild_id == guild_id,
-                _RECALL.c.question_id.in_(chunk),
-                _RECALL.c.cards > 0,
-            )
-        )
-        for question_id, cards, sums, as_of in rows:
-            mean = SUMS.mean(sums, cards, days(as_of), at)
-            totals[question_id] = (cards, mean * cards)
-        stability = card_stability()
-        elapsed = greatest(conn, literal(0.0), literal(at) - review_days(conn))
-        recall = func.power(1.0 + literal(SUMS.factor) * elapsed / stability, SUMS.decay)
-        extra_rows = await conn.execute(
-            select(_CARD.c.question_id, func.count(), func.sum(recall))
-            .where(_CARD.c.user_id.in_(extra), _CARD.c.question_id.in_(chunk))
-            .group_by(_CARD.c.question_id)
-        )
-        for question_id, count, total in extra_rows:
-            n, s = totals.get(question_id, (0, 0.0))
-            totals[question_id] = (n + int(count), s + float(total or 0.0))
-    for question_id, (n, total) in totals.items():
-        if n > 0:
-            found[question_id] = Signal(min(1.0, max(0.0, total / n)), CARDS, n)
-    return members, found, counted.union(extra)
+    await conn.execute(_RECALL.delete().where(_RECALL.c.guild_id == guild_id))

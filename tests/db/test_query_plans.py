@@ -10,11 +10,12 @@ import pytest
 from sqlmodel import select
 
 from bot.daily.analytics_store import class_analytics
+from bot.daily.choice_store import signals_of
 from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.db.tables.aggregates import ClassMember
 from bot.db.tables.daily import DailyAnswer, DailyPost, MemberStats
-from bot.learning.recall_store import fold, signals
+from bot.learning.recall_store import fold
 from bot.learning.review import Reviews
 from bot.learning.review_rules import QUIZ, Source
 from bot.quizbank import QuizBank
@@ -174,8 +175,8 @@ async def test_open_posts_of_a_server_are_found_by_the_open_index(
 ) -> None:
     db = daily.db
     with captured(db) as statements:
-        async with db.engine.connect() as conn:
-            await signals(conn, GUILD, ["mx-01", "mx-05"], NOW)
+        async with db.session() as session:
+            await signals_of(session, GUILD, ["mx-01", "mx-05"], NOW)
         await class_analytics(db, GUILD, DAYS[-1])
     await uses(db, statements, "ix_daily_post_guild_open", "FROM daily_answer JOIN daily_post")
     await uses(db, statements, "ix_daily_post_guild_open", "SELECT daily_post.id, daily_post.day")

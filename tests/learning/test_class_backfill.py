@@ -11,11 +11,12 @@ from fsrs import Rating
 from sqlmodel import SQLModel
 
 from bot.daily import choice_store
+from bot.daily.choice_store import signals_of
 from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.learning.recall_backfill import ClassBackfill, unfolded_guilds
 from bot.learning.recall_rules import CARDS
-from bot.learning.recall_store import fold, signals
+from bot.learning.recall_store import fold
 from bot.learning.review_rules import review
 from bot.quizbank import QuizBank
 from testkit.times import Clock
@@ -85,8 +86,8 @@ async def test_the_first_choice_after_an_upgrade_leaves_the_fold_to_the_backgrou
         backfill.start()
         await backfill.done()
         assert (await uncounted(db, BIG), backfill.folded) == (0, left)
-        async with db.engine.connect() as conn:
-            members, found, _ = await signals(conn, BIG, list(QUESTIONS), NOW)
+        async with db.session() as session:
+            members, found = await signals_of(session, BIG, list(QUESTIONS), NOW)
         assert members == MEMBERS
         assert {q: (s.basis, s.n) for q, s in found.items()} == {
             q: (CARDS, MEMBERS) for q in QUESTIONS
@@ -111,8 +112,8 @@ async def test_the_backfill_folds_every_server_and_stops_between_transactions(
     assert await unfolded_guilds(db) == []
     assert stopped.folded + backfill.folded == 2050
     for guild_id, count in ((BIG, 2000), (SMALL, 50)):
-        async with db.engine.connect() as conn:
-            members, found, _ = await signals(conn, guild_id, list(QUESTIONS), NOW)
+        async with db.session() as session:
+            members, found = await signals_of(session, guild_id, list(QUESTIONS), NOW)
         assert members == count and all(s.n == count for s in found.values())
 
 

@@ -10,9 +10,10 @@ from sqlalchemy import text
 
 from bot.daily.analytics_rules import week_starts
 from bot.daily.analytics_store import class_analytics, guild_overview
+from bot.daily.choice_store import signals_of
 from bot.db.database import Database
 from bot.learning.recall_rules import CARDS, SUMS, days
-from bot.learning.recall_store import fold, signals
+from bot.learning.recall_store import fold
 from bot.learning.review_rules import rating_for, review
 
 GUILD = 5
@@ -120,8 +121,8 @@ async def test_upgrade_to_0005_fills_the_tallies_and_the_class(db: Database) -> 
         ).all()
     assert [(r[0], bool(r[1])) for r in rows] == [(u, False) for u in (U1, U2, U3, U4)]
     await fold(db, GUILD, now)
-    async with db.engine.connect() as conn:
-        members, got, _ = await signals(conn, GUILD, ["q-a", "q-b"], now)
+    async with db.session() as session:
+        members, got = await signals_of(session, GUILD, ["q-a", "q-b"], now)
     assert members == 5  # U1-U4, and U5 through the open post
     # Migration 0008 replayed the old daily answers into cards: both questions have cards
     # now, and the class's sums give what the cards themselves give.
