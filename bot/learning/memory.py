@@ -28,6 +28,7 @@ from bot.learning.memory_rules import (
     CURVE_CARDS,
     CURVE_DAYS,
     MIN_REVIEWS,
+    TOO_LITTLE,
     card_stability,
     retention_curve,
 )
@@ -86,7 +87,7 @@ class MemoryModels:
                         self.db,
                         guild_id,
                         {
-                            "decision": "too_little_history",
+                            "decision": TOO_LITTLE,
                             "reason": f"{reviews} reviews; a fit needs at least {MIN_REVIEWS}",
                             "counts": {"reviews": reviews},
                         },

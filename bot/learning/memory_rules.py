@@ -33,6 +33,8 @@ RETENTION_MIN, RETENTION_MAX, RETENTION_DEFAULT = 0.80, 0.97, 0.90
 # A server's own parameters need this much history (as `experiments.memory_fit`, whose
 # constants a test compares with these).
 MIN_REVIEWS, MIN_MEMBERS = 1000, 30
+# A fit's decisions (`experiments.memory_fit`, which the bot does not import).
+FITTED, TOO_LITTLE, NOT_BETTER = "fitted", "too_little_history", "not_better"
 # `/me`'s true retention and `/daily stats`'s retention curve look this many days back/ahead.
 TRUE_RETENTION_DAYS = 30
 CURVE_DAYS = 30

@@ -21,7 +21,7 @@ from bot.db.retry import retry_transient
 from bot.db.tables.daily import GuildDailyConfig
 from bot.db.tables.learning import MemoryModel
 from bot.db.tables.review import ReviewCard, ReviewLog
-from bot.learning.memory_rules import DEFAULT_RULES, Rules, replay, rules_of
+from bot.learning.memory_rules import DEFAULT_RULES, FITTED, NOT_BETTER, Rules, replay, rules_of
 from bot.learning.recall_rules import curve_of, curve_point
 from bot.learning.recall_store import CardChange, apply_card_changes, recount
 from bot.learning.replay_store import UPDATE_CARD
@@ -149,8 +149,8 @@ async def reviews_for_fit(
 async def save_fit(
     db: Database, guild_id: int, result: dict[str, Any], now: datetime, next_fit_at: datetime
 ) -> bool:
-    """Store a fit's figures (and its parameters when it beat the defaults); release the
-    lease. True when new parameters were adopted. Parameters of another forgetting curve
+    """Store a fit's figures and its parameters when it beat the defaults (the defaults
+    again when it did not); release the lease. True when new parameters were adopted. Parameters of another forgetting curve
     (decay) than the ones they replace have the server's class recall counted anew
     (`bot.learning.recall_store.recount`), in the same transaction."""
     counts = result.get("counts") or {}
@@ -172,19 +172,23 @@ async def save_fit(
         "next_fit_at": next_fit_at,
         "claimed_until": None,
     }
-    adopted = result["decision"] == "fitted" and result.get("parameters") is not None
+    adopted = result["decision"] == FITTED and result.get("parameters") is not None
+    # The latest fit decides: one that no longer beats the defaults puts them back.
+    decides = adopted or result["decision"] == NOT_BETTER
     if adopted:
         values.update(parameters=list(result["parameters"]), adopted_at=now)
+    elif decides:
+        values.update(parameters=None, adopted_at=None)
     async with db.session() as session:
         conn = await session.connection()
         old = None
-        if adopted:  # after the settle lock: no fold of this server runs meanwhile
+        if decides:  # after the settle lock: no fold of this server runs meanwhile
             await lock_guild(conn, guild_id)
             old = (
                 await conn.execute(select(_MODEL.c.parameters).where(_MODEL.c.guild_id == guild_id))
             ).scalar()
         await conn.execute(update(_MODEL).where(_MODEL.c.guild_id == guild_id).values(**values))
-        if adopted and curve_of(old).decay != curve_of(values["parameters"]).decay:
+        if decides and curve_of(old).decay != curve_of(values["parameters"]).decay:
             await recount(conn, guild_id)
         await session.commit()
     return adopted

@@ -253,6 +253,23 @@ async def test_a_server_with_its_own_decay_chooses_from_sums_under_its_curve_bef
     assert (choice.reason.n, choice.reason.recall) == (n, pytest.approx(mean, abs=1e-3))
 
 
+async def test_a_fit_that_no_longer_beats_the_defaults_puts_the_server_back_on_them(
+    daily: DailyService, clock: Clock
+) -> None:
+    await day(daily, clock, A, 0, "mx-01", {u: u % 3 != 0 for u in range(1, 9)})
+    at = START + timedelta(days=2)
+    clock.now = at
+    assert await save_fit(daily.db, A, fitted(0.5), at, at + timedelta(days=7))
+    assert await reschedule(daily.db, A) > 0
+    await check(daily.db, A, at)  # under the server's own curve
+    not_better = {"decision": "not_better", "parameters": None}
+    assert not await save_fit(daily.db, A, not_better, at, at + timedelta(days=7))
+    rules = await rules_for(daily.db, A)
+    assert list(rules.scheduler.parameters) == list(SCHEDULER.parameters)
+    assert await reschedule(daily.db, A) > 0
+    await check(daily.db, A, at)  # the sums counted anew under the default curve
+
+
 async def until_waiting(db: Database, connections: int, unless: asyncio.Task[Any]) -> None:
     """Until `connections` connections of this database wait for a lock (PostgreSQL), or
     `unless` is done; polled for at most 10 s."""

@@ -51,6 +51,11 @@ async def log_counts(db: Database) -> Counter[tuple[int, str]]:
 
 def test_the_bot_and_the_fit_agree_on_how_much_history_a_fit_needs() -> None:
     assert (core.MIN_REVIEWS, core.MIN_MEMBERS) == (mf.MIN_REVIEWS, mf.MIN_MEMBERS)
+    assert (core.FITTED, core.TOO_LITTLE, core.NOT_BETTER) == (
+        mf.DECISION_FITTED,
+        mf.DECISION_TOO_LITTLE,
+        mf.DECISION_NOT_BETTER,
+    )
 
 
 async def test_a_server_forgetting_faster_gets_its_own_model_and_every_card_replayed(
