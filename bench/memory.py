@@ -1,10 +1,13 @@
 """Budget 5: bot RSS with 1,000 guilds configured and 10,000 answers; start-up to READY.
 
-RSS: the bot runs as `python -m bot run` in a subprocess against the stand-in (which
-serves 1,000 guilds, so discord.py's guild cache is real), demo worker on; VmRSS of
-the bot process only, read from /proc after its first answered interaction; the
-worker (a child process) is reported apart, and the bot's memory map is checked for
-libtorch. Baseline: a bare interpreter that imported the bot's libraries.
+RSS: the bot runs as `quiztutor run` in a subprocess (`testkit.processes`, for its
+start-up marker) against the stand-in (which serves 1,000 guilds, so discord.py's guild
+cache is real), demo worker on; VmRSS of the bot process only, read from /proc after its
+first answered interaction and the end of its start-up; the worker (a child process) is
+reported apart, and the bot's memory map is checked for libtorch. Baseline: a bare
+interpreter that imported the bot's libraries. Then a reaction flood on the first
+server's daily question (500/s for 20 s over the websocket, `bench.steady_wire.Flood`)
+and VmRSS again once every answer is committed; baseline: the reading before it.
 Start-up: in-process, `QuizTutorBot(settings)` -> login -> gateway READY -> on_ready
 (discord.py's guild_ready_timeout shortened to 0.05 s as in the e2e tests, since the
 stand-in sends every GUILD_CREATE at once), with the worker spawning in parallel.
