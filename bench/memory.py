@@ -1,10 +1,13 @@
 """Budget 5: bot RSS with 1,000 guilds configured and 10,000 answers; start-up to READY.
 
-RSS: the bot runs as `python -m bot run` in a subprocess against the stand-in (which
-serves 1,000 guilds, so discord.py's guild cache is real), demo worker on; VmRSS of
-the bot process only, read from /proc after its first answered interaction; the
-worker (a child process) is reported apart, and the bot's memory map is checked for
-libtorch. Baseline: a bare interpreter that imported the bot's libraries.
+RSS: the bot runs as `quiztutor run` in a subprocess (`testkit.processes`, for its
+start-up marker) against the stand-in (which serves 1,000 guilds, so discord.py's guild
+cache is real), demo worker on; VmRSS of the bot process only, read from /proc after its
+first answered interaction and the end of its start-up; the worker (a child process) is
+reported apart, and the bot's memory map is checked for libtorch. Baseline: a bare
+interpreter that imported the bot's libraries. Then a reaction flood on the first
+server's daily question (500/s for 20 s over the websocket, `bench.steady_wire.Flood`)
+and VmRSS again once every answer is committed; baseline: the reading before it.
 Start-up: in-process, `QuizTutorBot(settings)` -> login -> gateway READY -> on_ready
 (discord.py's guild_ready_timeout shortened to 0.05 s as in the e2e tests, since the
 stand-in sends every GUILD_CREATE at once), with the worker spawning in parallel.
@@ -14,13 +17,12 @@ Baseline: a bare `discord.Client` reaching READY against the same stand-in.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import subprocess
 import sys
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import discord
 
@@ -36,11 +38,16 @@ from bench.common import (
     summary,
     workdir,
 )
+from bench.steady_wire import Flood, committed_answers
 from bot.discord.client import bot_intents
+from testkit.processes import BotProcess, bot_env
 from testkit.standin.client import run_client
+from testkit.times import passed_today
 
 NAME = "memory"
 REPEATS = 3
+FLOOD_RATE = 500.0
+FLOOD_S = 20.0
 REPO = Path(__file__).resolve().parent.parent
 IMPORTS = (
     "import discord, sqlalchemy, sqlmodel, aiosqlite, apscheduler, pydantic, yaml, orjson;"
@@ -57,14 +64,45 @@ def children(pid: int) -> list[int]:
     return found
 
 
+async def flood_rss(
+    fake: Any, tmp: Path, pid: int, message: Any, seconds: float, tag: str
+) -> tuple[float, list[float]]:
+    """The bot's RSS (MiB) once `seconds` of reactions at FLOOD_RATE/s (fresh members, as
+    `bench.steady_wire` sends them over the websocket) are all committed, and once a
+    second during the flood."""
+    before = committed_answers(tmp, message)
+    flood = Flood(fake, message, tag)
+    samples: list[float] = []
+
+    async def sample() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            samples.append(rss_mib(pid))
+
+    sampler = asyncio.create_task(sample())
+    try:
+        await flood.run(FLOOD_RATE, seconds, asyncio.Event())
+    finally:
+        sampler.cancel()
+    deadline = time.perf_counter() + 60
+    while committed_answers(tmp, message) < before + flood.sent:
+        assert time.perf_counter() < deadline, "answers not committed within 60 s"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.0)  # as before the flood: let the writer's last batch settle
+    return rss_mib(pid), samples
+
+
 async def run(quick: bool) -> list[Row]:
     guilds = 50 if quick else 1000
     answers = 1000 if quick else 10_000
+    flood_s = 1.0 if quick else FLOOD_S
     async with stand_in() as fake:
         extra = [fake.add_guild(f"g{i}", channels=("daily",)) for i in range(guilds - 1)]
         all_guilds = [fake.guild, *extra]
         _, local = noon_zone()
         times = [(local + timedelta(minutes=60 + i % 600)).strftime("%H:%M") for i in range(guilds)]
+        times[0] = passed_today()[1]  # the first server's question is out: the flood's target
+        channel = fake.guild.text_channels[0]
         with workdir() as tmp:
             await seed_database(
                 tmp,
@@ -76,6 +114,7 @@ async def run(quick: bool) -> list[Row]:
             bare_runs: list[float] = []
             ready_runs: list[float] = []
             spawned: list[tuple[float, float, bool, list[int], float]] = []
+            flooded: list[tuple[float, list[float]]] = []
             for rep in range(REPEATS):
                 # Baseline start-up: a bare client, same intents, same stand-in.
                 bare = discord.Client(intents=bot_intents())
@@ -90,34 +129,28 @@ async def run(quick: bool) -> list[Row]:
                     warm_done = demos is None or warmup is None or warmup.done()
                 bare_runs.append(bare_s)
                 ready_runs.append(ready_s)
-                # The bot process as deployed.
-                env = {
-                    **os.environ,
-                    **fake.env(),
-                    "DATABASE_URL": db_url(tmp),
-                    "DEMO_WORKER": "false" if quick else "true",
-                    "DEMO_DEVICE": "cpu",
-                    "LOG_LEVEL": "WARNING",
-                    "QUIZ_COOLDOWN_S": "0",
-                    "IDENTIFY_SPACING_S": "0",  # the stand-in's window is off too
-                    "PYTHONPATH": str(REPO),
-                }
-                start = time.perf_counter()
-                proc = subprocess.Popen(  # noqa: ASYNC220 -- returns at once; we poll it
-                    [sys.executable, "-m", "bot", "run"],
-                    cwd=tmp,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
+                # The bot process as deployed (`quiztutor run`, plus the start-up marker).
+                env = bot_env(
+                    fake.env(),
+                    db_url(tmp),
+                    DEMO_WORKER="false" if quick else "true",
+                    DEMO_DEVICE="cpu",
+                    LOG_LEVEL="WARNING",
+                    QUIZ_COOLDOWN_S="0",
+                    IDENTIFY_SPACING_S="0",  # the stand-in's window is off too
                 )
+                proc = BotProcess(env, tmp / "bot.log")
+                start = time.perf_counter()
+                await proc.start()
+                assert proc.proc is not None
+                pid = proc.proc.pid
                 try:
                     member = fake.users_list[rep]  # no open quiz
                     first_s = None
                     deadline = time.perf_counter() + 60
                     while first_s is None:
-                        if proc.poll() is not None or time.perf_counter() > deadline:
-                            err = proc.stderr.read().decode() if proc.stderr else ""
-                            raise RuntimeError(f"bot subprocess did not answer: {err[-2000:]}")
+                        if proc.proc.returncode is not None or time.perf_counter() > deadline:
+                            raise RuntimeError(f"bot did not answer: {proc.stderr_tail()}")
                         if fake.gateway.connected:
                             try:
                                 await fake.slash(member, "quiz start", questions=1, timeout=1.0)
@@ -125,19 +158,24 @@ async def run(quick: bool) -> list[Row]:
                             except (TimeoutError, AssertionError):
                                 pass
                         await asyncio.sleep(0.05)
-                    await asyncio.sleep(1.0)  # let start-up work (jobs, catch-up checks) settle
-                    rss = rss_mib(proc.pid)
-                    maps = Path(f"/proc/{proc.pid}/maps").read_text()  # noqa: ASYNC240 -- procfs
+                    # Start-up done: servers scheduled, reactions read back, the first
+                    # server's question posted with its answer reactions.
+                    await proc.wait_started(60)
+                    message = next(m for m in fake.messages(channel) if len(m.reactions) >= 4)
+                    await asyncio.sleep(1.0)  # let the last start-up work settle
+                    rss = rss_mib(pid)
+                    maps = Path(f"/proc/{pid}/maps").read_text()  # noqa: ASYNC240 -- procfs
                     torch_in_bot = "libtorch" in maps
-                    workers = children(proc.pid)
+                    workers = children(pid)
                     worker_rss = sum(rss_mib(w) for w in workers)
+                    flooded.append(await flood_rss(fake, tmp, pid, message, flood_s, f"m{rep}-"))
                 finally:
-                    proc.send_signal(signal.SIGTERM)
-                    try:
-                        proc.wait(20)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()
-                        proc.wait()
+                    await proc.stop(20)
+                # The flood's members take their reactions back while the bot is down, so
+                # the next process reads back the bot's own four at start-up, as this one
+                # did, not every flood before it.
+                for _, users in message.reactions.values():
+                    users[:] = [u for u in users if u == fake.bot_user.id]
                 spawned.append((first_s, rss, torch_in_bot, workers, worker_rss))
     floor = await asyncio.to_thread(
         subprocess.run,
@@ -149,6 +187,7 @@ async def run(quick: bool) -> list[Row]:
     )
     floor_mib = int(floor.stdout.strip()) / 1024
     rss, reps, rss_spread = summary([r[1] for r in spawned])
+    after, _, after_spread = summary([f[0] for f in flooded])
     first_s, _, first_spread = summary([r[0] for r in spawned])
     ready_s, _, ready_spread = summary(ready_runs)
     bare_s = median(bare_runs)
@@ -169,6 +208,20 @@ async def run(quick: bool) -> list[Row]:
             spread=rss_spread,
             note=f"libtorch mapped in bot: {torch_in_bot}; worker processes {len(workers)},"
             f" {worker_rss:.0f} MiB",
+        ),
+        Row(
+            NAME,
+            f"bot RSS after a {FLOOD_RATE:.0f}/s reaction flood ({flood_s:g} s), {guilds:,} guilds",
+            after,
+            "MiB",
+            "<120 MiB",
+            after_spread[1] < 120,  # every run
+            baseline=rss,
+            baseline_what="before the flood, same runs",
+            n=reps,
+            spread=after_spread,
+            note="RSS each second of the last run's flood: "
+            + ", ".join(f"{m:.0f}" for m in flooded[-1][1]),
         ),
         Row(
             NAME,

@@ -110,7 +110,7 @@ async def bot_process(fake: FakeDiscord, tmp: Path) -> AsyncIterator[tuple[BotPr
             await bot.stop()
 
 
-def _answers(tmp: Path, message: Any) -> int:
+def committed_answers(tmp: Path, message: Any) -> int:
     return count_rows(
         tmp,
         "SELECT count(*) FROM daily_answer a JOIN daily_post p ON p.id = a.post_id"
@@ -123,13 +123,13 @@ async def cpu_per_reaction(
     fake: FakeDiscord, tmp: Path, pid: int, message: Any, rate: float, seconds: float, tag: str
 ) -> float:
     """ms of the bot's CPU per reaction at a steady `rate`, until every answer is committed."""
-    before = _answers(tmp, message)
+    before = committed_answers(tmp, message)
     flood = Flood(fake, message, tag)
     cpu0 = cpu_s(pid)
     await flood.run(rate, seconds, asyncio.Event())
     expected = before + flood.sent
     deadline = time.perf_counter() + 60
-    while _answers(tmp, message) < expected:
+    while committed_answers(tmp, message) < expected:
         assert time.perf_counter() < deadline, "answers not committed within 60 s"
         await asyncio.sleep(0.02)
     return ms(cpu_s(pid) - cpu0) / flood.sent
