@@ -24,7 +24,7 @@ from bot.db.tables.review import ReviewCard, ReviewLog
 from bot.learning.memory_rules import DEFAULT_RULES, FITTED, NOT_BETTER, Rules, replay, rules_of
 from bot.learning.recall_rules import curve_of, curve_point
 from bot.learning.recall_store import CardChange, apply_card_changes, recount
-from bot.learning.replay_store import UPDATE_CARD
+from bot.learning.replay_sql import UPDATE_CARD
 
 _MODEL = SQLModel.metadata.tables[MemoryModel.__tablename__]
 _CONFIG = SQLModel.metadata.tables[GuildDailyConfig.__tablename__]

@@ -48,20 +48,29 @@ def recall_now(dialect: str, curve: RecallSums, at: float) -> ColumnElement[floa
 @lru_cache(maxsize=64)
 def terms_select(dialect: str, curve: RecallSums) -> Any:
     """SUM of each term under `curve` of the cards of the members `:users`, at the time
-    `:at` (`RecallSums.terms`), per question; built once per dialect and curve."""
+    `:at` (`RecallSums.terms`), per question; built once per dialect and curve.
+
+    Each card's values are computed once, in a subquery that OFFSET 0 keeps the planner
+    from merging into the sums (merged, each card's JSON is parsed twice per term: the
+    fold of 8,907 members after an upgrade took 28 s on PostgreSQL and 12 s on SQLite,
+    instead of 4 and 5)."""
     at = bindparam("at", type_=Float)
     stability = card_stability()
-    u = at - review_days(dialect) + stability / curve.factor
-    c = func.power(literal(curve.factor) / stability, curve.decay)
+    card = (
+        select(
+            _CARD.c.question_id,
+            (at - review_days(dialect) + stability / curve.factor).label("u"),
+            func.power(literal(curve.factor) / stability, curve.decay).label("c"),
+        )
+        .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
+        .offset(0)
+        .subquery("terms")
+    )
     sums = [
-        func.sum(c * func.exp(greatest(dialect, literal(MIN_EXPONENT), u * -rate)))
+        func.sum(card.c.c * func.exp(greatest(dialect, literal(MIN_EXPONENT), card.c.u * -rate)))
         for rate in curve.rates
     ]
-    return (
-        select(_CARD.c.question_id, func.count(), *sums)
-        .where(_CARD.c.user_id.in_(bindparam("users", expanding=True)))
-        .group_by(_CARD.c.question_id)
-    )
+    return select(card.c.question_id, func.count(), *sums).group_by(card.c.question_id)
 
 
 _RECALL = SQLModel.metadata.tables[ClassRecall.__tablename__]

@@ -180,3 +180,21 @@ async def test_open_posts_of_a_server_are_found_by_the_open_index(
         await class_analytics(db, GUILD, DAYS[-1])
     await uses(db, statements, "ix_daily_post_guild_open", "FROM daily_answer JOIN daily_post")
     await uses(db, statements, "ix_daily_post_guild_open", "SELECT daily_post.id, daily_post.day")
+
+
+async def test_the_fold_computes_each_cards_terms_once_not_once_per_sum(
+    daily: DailyService, history: list[int]
+) -> None:
+    # Merged into its 35 sums, the fold's query read each card's stability from the card's
+    # JSON 70 times: 8,907 members were folded in 28 s on PostgreSQL instead of 4.
+    db = daily.db
+    async with db.engine.begin() as conn:
+        await conn.exec_driver_sql("UPDATE class_member SET counted = false")
+    with captured(db) as statements:
+        await fold(db, GUILD, NOW)
+    found = await plan(db, *find(statements, "FROM review_card", "GROUP BY"), verbose=True)
+    if db.is_sqlite:
+        assert "CO-ROUTINE terms" in found, found  # the cards' values, then the sums
+    else:  # the scan computes them (the sums only add them up)
+        scanned = [line for line in found.splitlines() if "Output:" in line][-1]
+        assert "->> 'stability'" in scanned, found

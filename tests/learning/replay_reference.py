@@ -12,21 +12,23 @@ from sqlalchemy.engine import Connection
 
 from bot.common.times import as_utc
 from bot.learning.memory_rules import replay
-from bot.learning.replay_store import (
-    BATCH,
+from bot.learning.replay_sql import (
     CARD_COLUMNS,
-    Replayed,
-    _insert,
-    _zones,
-    add_models,
     daily_answer,
     daily_post,
-    fill_log_guilds,
     member_activity,
     quiz_result,
     quiz_session,
     review_card,
     review_log,
+)
+from bot.learning.replay_store import (
+    BATCH,
+    Replayed,
+    _insert,
+    _zones,
+    add_models,
+    fill_log_guilds,
 )
 from bot.learning.review_rules import DAILY, QUIZ, SCHEDULER, rating_for
 

@@ -12,7 +12,7 @@ from bot.common.times import naive_utc
 from bot.db.database import Database
 from bot.db.tables.daily import DailyAnswer, DailyPost
 from bot.db.tables.quiz import QuizResult, QuizSession
-from bot.learning import replay_store as tables_
+from bot.learning import replay_sql as tables_
 from bot.learning.cards_store import record_grades
 from bot.learning.memory_rules import replay
 from bot.learning.replay_store import replay_history

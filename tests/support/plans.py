@@ -41,13 +41,15 @@ def find(statements: list[tuple[str, Any]], *parts: str) -> tuple[str, Any]:
     raise AssertionError(f"no statement with {parts} among {len(statements)}")
 
 
-async def plan(db: Database, statement: str, parameters: Any) -> str:
+async def plan(db: Database, statement: str, parameters: Any, verbose: bool = False) -> str:
+    """`verbose` (PostgreSQL): with each node's output expressions."""
     async with db.engine.connect() as conn:
         if db.is_sqlite:
             rows = await conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
             return "\n".join(str(row[-1]) for row in rows)
         await conn.exec_driver_sql("SET enable_seqscan = off")
-        rows = await conn.exec_driver_sql("EXPLAIN " + statement, parameters)
+        explain = "EXPLAIN VERBOSE " if verbose else "EXPLAIN "
+        rows = await conn.exec_driver_sql(explain + statement, parameters)
         text = "\n".join(str(row[0]) for row in rows)
         await conn.rollback()
         return text

@@ -24,6 +24,8 @@ config = context.config
 target_metadata = SQLModel.metadata
 
 ASYNC_DRIVERS = {"aiosqlite", "asyncpg"}
+WORK_MEM = "64MB"
+MAINTENANCE_WORK_MEM = "256MB"
 
 
 def render_item(kind: str, obj: Any, autogen_context: Any) -> str | Literal[False]:
@@ -36,6 +38,11 @@ def render_item(kind: str, obj: Any, autogen_context: Any) -> str | Literal[Fals
 
 
 def run(connection: Any) -> None:
+    if connection.dialect.name == "postgresql":
+        # For this transaction only: the back-fills sort, group and index a server's whole
+        # history (a million answers) in memory instead of in temporary files.
+        connection.exec_driver_sql(f"SET LOCAL work_mem = '{WORK_MEM}'")
+        connection.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
     # render_as_batch: SQLite cannot ALTER most things, so later revisions copy tables.
     context.configure(
         connection=connection,

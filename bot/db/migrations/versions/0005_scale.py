@@ -125,22 +125,31 @@ def _backfill() -> None:
     else:  # Monday of the day: weekday 0 = Sunday in strftime('%w')
         week = "date(p.day, printf('-%d days', (CAST(strftime('%w', p.day) AS INTEGER) + 6) % 7))"
         cutoff = (datetime.now(UTC) - timedelta(days=ACTIVE_DAYS)).strftime("%Y-%m-%d %H:%M:%S.%f")
-    right = "CASE WHEN a.correct THEN 1 ELSE 0 END"
     joined = "daily_post p JOIN daily_answer a ON a.post_id = p.id"
+    # Each post's answers counted once (a year of answers is grouped by its 365 posts, not
+    # sorted for COUNT(DISTINCT ...)); a week's members are its daily_week_member rows.
+    per_post = (
+        "daily_post p LEFT JOIN (SELECT post_id, COUNT(*) AS n,"
+        " SUM(CASE WHEN correct THEN 1 ELSE 0 END) AS r FROM daily_answer GROUP BY post_id) a"
+        " ON a.post_id = p.id"
+    )
     statements = [
         "INSERT INTO daily_question_tally (guild_id, question_id, posts, answered, correct)"
-        f" SELECT p.guild_id, p.question_id, COUNT(DISTINCT p.id), COUNT(a.user_id),"
-        f" COALESCE(SUM({right}), 0) FROM daily_post p LEFT JOIN daily_answer a"
-        " ON a.post_id = p.id WHERE p.settled GROUP BY p.guild_id, p.question_id",
+        " SELECT p.guild_id, p.question_id, COUNT(*), COALESCE(SUM(a.n), 0),"
+        f" COALESCE(SUM(a.r), 0) FROM {per_post} WHERE p.settled GROUP BY p.guild_id, p.question_id",
         "INSERT INTO daily_wrong_tally (guild_id, question_id, choice, picks)"
         f" SELECT p.guild_id, p.question_id, a.choice, COUNT(*) FROM {joined}"
         " WHERE p.settled AND NOT a.correct GROUP BY p.guild_id, p.question_id, a.choice",
-        "INSERT INTO daily_week_tally (guild_id, week, members, answers, posts)"
-        f" SELECT p.guild_id, {week}, COUNT(DISTINCT a.user_id), COUNT(a.user_id),"
-        " COUNT(DISTINCT p.id) FROM daily_post p LEFT JOIN daily_answer a ON a.post_id = p.id"
-        f" WHERE p.settled GROUP BY p.guild_id, {week}",
+        # In key order: appended to the primary key's index, not inserted all over it.
         "INSERT INTO daily_week_member (guild_id, week, user_id)"
-        f" SELECT DISTINCT p.guild_id, {week}, a.user_id FROM {joined} WHERE p.settled",
+        f" SELECT DISTINCT p.guild_id, {week}, a.user_id FROM {joined} WHERE p.settled"
+        " ORDER BY 1, 2, 3",
+        "INSERT INTO daily_week_tally (guild_id, week, members, answers, posts)"
+        " SELECT w.guild_id, w.week, COALESCE(m.members, 0), w.answers, w.posts FROM"
+        f" (SELECT p.guild_id, {week} AS week, COALESCE(SUM(a.n), 0) AS answers,"
+        f" COUNT(*) AS posts FROM {per_post} WHERE p.settled GROUP BY p.guild_id, {week}) w"
+        " LEFT JOIN (SELECT guild_id, week, COUNT(*) AS members FROM daily_week_member"
+        " GROUP BY guild_id, week) m ON m.guild_id = w.guild_id AND m.week = w.week",
     ]
     with large_page_cache(bind):  # a year of answers sorted and counted five times
         for statement in statements:
