@@ -89,13 +89,16 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException, **extra: 
         logger.error("%s failed", what, exc_info=exc, extra=extra or None)
 
 
-def backoff(first: float = FIRST_DELAY_S, most: float = MAX_DELAY_S) -> wait_exponential:
-    """The one backoff between tries: `first`, doubling, capped at `most` (a database step:
-    0.05, 0.1, 0.2 ... 2 s)."""
-    return wait_exponential(multiplier=first, max=most)
+def backoff(first: float | None = None, most: float | None = None) -> wait_exponential:
+    """The one backoff between tries: `first`, doubling, capped at `most` (by default a
+    database step's: 0.05, 0.1, 0.2 ... 2 s)."""
+    return wait_exponential(
+        multiplier=FIRST_DELAY_S if first is None else first,
+        max=MAX_DELAY_S if most is None else most,
+    )
 
 
-def pause(failures: int, first: float = FIRST_DELAY_S, most: float = MAX_DELAY_S) -> float:
+def pause(failures: int, first: float | None = None, most: float | None = None) -> float:
     """`backoff`'s wait after `failures` failed tries in a row, for a loop that never gives
     up (the live driver's next step, whatever failed; the generated-question pool's
     refill while its worker is down)."""
