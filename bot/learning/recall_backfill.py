@@ -7,8 +7,8 @@ that choice (and `/daily now`) wait for it. Instead `ClassBackfill` starts with 
 and folds every server that has such members, one after another, in the short
 transactions of `recall_store.fold` (FOLD_CHUNK members each, the event loop free in
 between, a member's write first: `Database.priority`), before the first post is
-usually due. A choice that comes first folds only for its own
-budget (`bot.daily.choice_store.CHOICE_FOLD_S`) and chooses from the sums as they are.
+usually due. A choice that comes first folds only for its own budget
+(`bot.daily.choice_store.CHOICE_FOLD_S`) and chooses from the sums as they are.
 """
 
 from __future__ import annotations
