@@ -43,6 +43,7 @@ from bot.common.times import utcnow
 from bot.daily import configs_store, posts_store
 from bot.daily.announcements import Announcements
 from bot.daily.configs import schedule_for
+from bot.daily.posts import Plan
 from bot.daily.publisher import DailyPublisher
 from bot.daily.reactions import ReactionHandler
 from bot.daily.service import DailyService
@@ -271,8 +272,18 @@ class DailyJobs:
         return max(min(now + timedelta(hours=hours), upcoming), now + timedelta(minutes=1))
 
     async def _publish(self, config: GuildDailyConfig, day: date, reveal: datetime) -> PostResult:
+        plan = await self.daily.posts.plan(
+            config.guild_id, day, config.topic, config.repeat_after_days
+        )
+        # From the claim to the answer reactions, the post's writes go before background
+        # work's (an upgrade's class fold, a settled day's cards): `Database.priority`.
+        async with self.db.priority.urgent():
+            return await self._post(config, day, reveal, plan)
+
+    async def _post(
+        self, config: GuildDailyConfig, day: date, reveal: datetime, plan: Plan
+    ) -> PostResult:
         guild_id = config.guild_id
-        plan = await self.daily.posts.plan(guild_id, day, config.topic, config.repeat_after_days)
         question_id = plan.choice.question_id
         post = await self.daily.posts.claim(
             guild_id,

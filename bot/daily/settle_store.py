@@ -4,7 +4,8 @@ claims the post, writes the answering members' streaks (and ends the others'), a
 post to the tallies and its answerers to the class, stores the reveal's summary and owes
 the reveal to the channel. The answers go onto the members' review cards afterwards,
 GRADE_CHUNK per transaction (`grade_post`), so that no transaction holds SQLite's write
-lock for long and the reveal does not wait for them. The post is `graded` once the last
+lock for long and the reveal does not wait for them (each waits for a member's write in
+progress: `Database.priority`). The post is `graded` once the last
 chunk commits; each answer is applied once whatever happens (`review_log`), and what a
 crash left undone is finished at start-up (`ungraded_posts`).
 
@@ -274,7 +275,7 @@ async def grade_post(db: Database, post_id: int) -> None:
         # The cards are read and worked out first; the transaction only writes them.
         async with db.engine.connect() as conn:
             prepared = await prepare_grades(conn, part, rules)
-        async with db.session() as session:
+        async with db.priority.background(), db.session() as session:
             conn = await session.connection()
             await apply_grades(conn, prepared)
             if index == len(parts) - 1:

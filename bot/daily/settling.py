@@ -61,7 +61,8 @@ class DailySettling:
         await self.writer.flush()
         for _ in range(TRIES):
             try:
-                post, summary = await settle_post(self.db, post_id, now, self.answers.grading)
+                async with self.db.priority.urgent():  # before background work's writes
+                    post, summary = await settle_post(self.db, post_id, now, self.answers.grading)
                 break
             except SettleBlocked as blocked:
                 # A later day never overtakes an earlier open one: that one first (its

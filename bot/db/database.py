@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.common.private_files import PRIVATE_FILE, create_private
+from bot.db.priority import WritePriority
 
 if TYPE_CHECKING:  # alembic is imported only when a migration runs (see migrate_to)
     from alembic.config import Config
@@ -162,6 +163,8 @@ class Database:
         self.engine = engine
         self.url = url
         self._sessions = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+        # A member's writes before background work's (SQLite's one write lock).
+        self.priority = WritePriority(one_writer=engine.dialect.name == "sqlite")
 
     @property
     def is_sqlite(self) -> bool:

@@ -5,9 +5,10 @@ cards are not in the server's sums), and so can a settle whose fold failed. Fold
 8,746 members of a big server takes seconds; done by the first daily choice, it made
 that choice (and `/daily now`) wait for it. Instead `ClassBackfill` starts with the bot
 and folds every server that has such members, one after another, in the short
-transactions of `recall_store.fold` (200 members each, the event loop free in between),
-before the first post is usually due. A choice that comes first folds only for its own
-budget (`bot.daily.choice_store.CHOICE_FOLD_S`) and chooses from the sums as they are.
+transactions of `recall_store.fold` (FOLD_CHUNK members each, the event loop free in
+between, a member's write first: `Database.priority`), before the first post is
+usually due. A choice that comes first folds only for its own budget
+(`bot.daily.choice_store.CHOICE_FOLD_S`) and chooses from the sums as they are.
 """
 
 from __future__ import annotations

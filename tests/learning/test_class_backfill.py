@@ -16,20 +16,26 @@ from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.learning.recall_backfill import ClassBackfill, unfolded_guilds
 from bot.learning.recall_rules import CARDS
-from bot.learning.recall_store import fold
+from bot.learning.recall_store import FOLD_CHUNK, fold
 from bot.learning.review_rules import review
 from bot.quizbank import QuizBank
 from testkit.times import Clock
 
 NOW = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
 BIG, SMALL = 71, 72
-MEMBERS = 8000  # 40 transactions of fold: far more than a choice may wait for
+MEMBERS = 8000  # hundreds of transactions of fold: far more than a choice may wait for
 QUESTIONS = ("mx-01", "mx-02")
 MEMBER = SQLModel.metadata.tables["class_member"]
 CARD = SQLModel.metadata.tables["review_card"]
 
 
-async def upgraded_server(db: Database, guild_id: int, members: range) -> None:
+async def upgraded_server(
+    db: Database,
+    guild_id: int,
+    members: range,
+    questions: tuple[str, ...] = QUESTIONS,
+    now: datetime = NOW,
+) -> None:
     """What revision 0005 leaves: active members not yet counted, with their cards."""
     rows, cards = [], []
     for user in members:
@@ -38,11 +44,11 @@ async def upgraded_server(db: Database, guild_id: int, members: range) -> None:
                 guild_id=guild_id,
                 user_id=user,
                 counted=False,
-                last_answered_at=NOW - timedelta(days=1 + user % 20),
+                last_answered_at=now - timedelta(days=1 + user % 20),
             )
         )
-        for k, question in enumerate(QUESTIONS):
-            when = NOW - timedelta(days=2 + (user + k) % 25)
+        for k, question in enumerate(questions):
+            when = now - timedelta(days=2 + (user + k) % 25)
             card = review(None, Rating.Good if (user + k) % 3 else Rating.Again, when)
             cards.append(
                 dict(
@@ -136,4 +142,4 @@ async def test_a_slice_that_counts_no_one_does_not_end_the_backfill(db: Database
     backfill.start()
     await backfill.done()
     assert backfill.raced and await unfolded_guilds(db) == []
-    assert backfill.folded == 1000 - 200  # the other process's chunk: 200 members
+    assert backfill.folded == 1000 - FOLD_CHUNK  # the other process's chunk
