@@ -16,6 +16,7 @@ from bot.daily.analytics import class_report
 from bot.daily.jobs import DailyJobs
 from bot.daily.types import BUTTONS, REACTIONS
 from bot.outbox.rules import Owed
+from bot.outbox.store import item
 from bot.stats.charts import class_chart
 from cogs.common import (
     guild_locale,
@@ -248,7 +249,7 @@ class DailyCommands(commands.Cog):
             await self._reply(interaction, notice, retried or t("daily.nothing_open", locale))
             return
         text = t("daily.revealed", locale, correct=summary.correct, answered=summary.answered)
-        owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)
+        owed = await item(self._jobs().db, Owed.REVEAL, summary.post_id)
         if owed is not None and owed.delivered_at is None and owed.gave_up is None:
             text += "\n" + t("daily.reveal_owed", locale, next=discord_time(owed.due_at))
         # Discord may have refused the discussion thread just now: say so at once.

@@ -23,6 +23,7 @@ from bot.db.tables.daily import DailyAnswer
 from bot.db.tables.outbox import Outbox
 from bot.db.tables.review import ReviewCard
 from bot.demos.generated import InstancePool
+from bot.outbox import store
 from bot.outbox.rules import Owed
 from bot.quizbank import QuizBank
 from bot.quizbank.generated import GeneratedQuestion, template_key
@@ -116,7 +117,7 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     config = await configs_store.get(daily.db, G1)
     assert config is not None and config.enabled and not config.discussion
     assert config.disabled_reason == StopReason.THREADS_FORBIDDEN and not config.admin_notified
-    item = await jobs.outbox.item(Owed.DISCUSSION, second.id)  # type: ignore[arg-type]
+    item = await store.item(jobs.db, Owed.DISCUSSION, second.id)  # type: ignore[arg-type]
     assert item is not None and item.gave_up == StopReason.FORBIDDEN
     assert publisher.events.count(("discussion", second.message_id)) == 0
 
@@ -126,7 +127,7 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     third = await post_of(daily, G1, DAY2 + timedelta(days=1))
     clock.now = third.reveal_at
     await jobs.run_reveal_job(third.id)  # type: ignore[arg-type]
-    assert await jobs.outbox.item(Owed.DISCUSSION, third.id) is None  # type: ignore[arg-type]
+    assert await store.item(jobs.db, Owed.DISCUSSION, third.id) is None  # type: ignore[arg-type]
 
 
 class TakenMeanwhile:
