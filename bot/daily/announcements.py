@@ -17,6 +17,7 @@ from bot.common.errors import PublishRefused, StopReason
 from bot.common.i18n import DEFAULT_LOCALE
 from bot.daily import configs_store, posts_store
 from bot.daily.publisher import DailyPublisher
+from bot.daily.questions import post_question
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.tables.daily import DailyPost
@@ -49,7 +50,7 @@ class Announcements:
     async def send_reactions(self, item: Outbox) -> int | None:
         post = await self._owed_post(item)
         assert post.message_id is not None
-        question = self.daily.posts.question_of(post)
+        question = post_question(self.daily.bank, post.question_id, post.instance)
         if question is None:
             raise PublishRefused(StopReason.NOT_FOUND)  # the question left the bank meanwhile
         try:
@@ -75,7 +76,7 @@ class Announcements:
             raise PublishRefused(StopReason.NOT_FOUND)
         locale = await self._locale(post.guild_id)
         summary = RevealSummary.from_json(post.summary)
-        question = self.daily.posts.question_of(post)
+        question = post_question(self.daily.bank, post.question_id, post.instance)
         return await self.publisher.reveal(
             post, question, summary, locale, nonce(item.kind, item.id)
         )
@@ -91,7 +92,7 @@ class Announcements:
         locale = await self._locale(post.guild_id)
         try:
             return await self.publisher.open_discussion(
-                post, self.daily.posts.question_of(post), locale
+                post, post_question(self.daily.bank, post.question_id, post.instance), locale
             )
         except PublishRefused as refused:
             if refused.reason is StopReason.FORBIDDEN:

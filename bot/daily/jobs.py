@@ -274,12 +274,14 @@ class DailyJobs:
         guild_id = config.guild_id
         plan = await self.daily.posts.plan(guild_id, day, config.topic, config.repeat_after_days)
         question_id = plan.choice.question_id
-        post = await self.daily.posts.claim(
+        post = await posts_store.claim(
+            self.daily.db,
             guild_id,
             day,
             question_id,
             config.channel_id,
             reveal,
+            self.clock(),
             plan.choice.reason.to_dict(),
             answer_mode=config.answer_mode,
             choice_order=plan.order,

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import col, select
 
+from bot.daily import posts_store
 from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.db.tables.daily import DailyAnswer, DailyPost
@@ -102,8 +103,8 @@ async def day(
 ) -> None:
     clock.now = START + timedelta(days=offset)
     post_day = clock.now.date()
-    post = await daily.posts.claim(
-        guild_id, post_day, question, 10, clock.now + timedelta(hours=20)
+    post = await posts_store.claim(
+        daily.db, guild_id, post_day, question, 10, clock.now + timedelta(hours=20), daily.clock()
     )
     assert post is not None and post.id is not None
     message_id = guild_id * 1000 + int(offset * 10)
