@@ -60,7 +60,9 @@ class Announcements:
                 # Today's question stays open (members can add the reactions themselves),
                 # but a channel where the bot may not react is not a working setup: stop
                 # the schedule and let the next admin command say how to fix it.
-                await self.daily.configs.disable(post.guild_id, reason=refused.reason)
+                await configs_store.disable(
+                    self.daily.db, post.guild_id, refused.reason, self.daily.clock()
+                )
                 self.stop_schedule(post.guild_id)
                 log.warning(
                     "Discord refused the answer reactions; schedule disabled",
@@ -98,7 +100,9 @@ class Announcements:
             if refused.reason is StopReason.FORBIDDEN:
                 # No permission to open threads there: no more discussions until an admin
                 # grants it and turns them on again; the daily question itself goes on.
-                await self.daily.configs.refuse_discussion(post.guild_id)
+                await configs_store.refuse_discussion(
+                    self.daily.db, post.guild_id, self.daily.clock()
+                )
                 log.warning(
                     "Discord refused the discussion thread; discussion turned off",
                     extra={"guild_id": post.guild_id, "message_id": post.message_id},

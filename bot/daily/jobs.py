@@ -300,7 +300,7 @@ class DailyJobs:
                 await retry_transient(
                     lambda: posts_store.release_claim(self.db, post_id), "releasing a daily claim"
                 )
-                await self.daily.configs.disable(guild_id, reason=refused.reason)
+                await configs_store.disable(self.db, guild_id, refused.reason, self.clock())
                 self.unschedule_guild(guild_id)
                 log.warning(
                     "Discord refused the daily post; schedule disabled",

@@ -201,7 +201,8 @@ class DailyCommands(commands.Cog):
     @daily.command(name="off", description="Stop the daily question")
     async def off(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
-        if not await services_of(interaction).daily.configs.disable(guild_id):
+        services = services_of(interaction)
+        if not await configs_store.disable(services.db, guild_id, None, services.clock()):
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
         self._jobs().unschedule_guild(guild_id)

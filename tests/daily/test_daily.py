@@ -88,7 +88,7 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
     assert status.next_post_at == datetime(2026, 5, 1, 2, 30, tzinfo=UTC)
     assert [c.guild_id for c in await configs_store.enabled(daily.db)] == [GUILD]
 
-    assert await daily.configs.disable(GUILD, reason=StopReason.FORBIDDEN)
+    assert await configs_store.disable(daily.db, GUILD, StopReason.FORBIDDEN, daily.clock())
     status = await daily.configs.status(GUILD)
     assert status is not None and status.next_post_at is None
     assert (status.config.enabled, status.config.disabled_reason, status.config.admin_notified) == (
@@ -104,7 +104,7 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
     await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
     config = await configs_store.get(daily.db, GUILD)
     assert config is not None and config.enabled and config.disabled_reason is None
-    assert not await daily.configs.disable(999)
+    assert not await configs_store.disable(daily.db, 999, None, daily.clock())
 
 
 async def test_exactly_one_post_per_day_across_two_processes(
