@@ -248,11 +248,6 @@ async def upload_quiz(
     return AddedQuiz(quiz, replaced, upload.format, upload.skipped, upload.notes)
 
 
-async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:
-    """The ids this server stored, including any that failed to load (so they can be removed)."""
-    return await custom_quizzes_store.ids_of(db, guild_id)
-
-
 async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_id: str) -> None:
     async with _lock(bank):
         await custom_quizzes_store.delete(db, guild_id, quiz_id)

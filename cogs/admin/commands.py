@@ -19,10 +19,10 @@ from discord.ext import commands
 from bot.common.errors import UserError
 from bot.common.i18n import t
 from bot.common.text import clip
+from bot.community import custom_quizzes_store
 from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     AddedQuiz,
-    guild_quiz_ids,
     problems_text,
     remove_custom_quiz,
     upload_quiz,
@@ -174,7 +174,7 @@ class AdminCog(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild_id is None or not interaction.permissions.manage_guild:
             return []
-        ids = await guild_quiz_ids(services_of(interaction).db, interaction.guild_id)
+        ids = await custom_quizzes_store.ids_of(services_of(interaction).db, interaction.guild_id)
         wanted = current.lower().strip()
         return [app_commands.Choice(name=i, value=i) for i in ids if wanted in i][:25]
 
@@ -186,7 +186,7 @@ class AdminCog(commands.Cog):
         services = services_of(interaction)
         bank = services.bank
         shipped = [q for q in bank.quizzes.values() if bank.is_shipped(q.id)]
-        stored = await guild_quiz_ids(services.db, guild_id)
+        stored = await custom_quizzes_store.ids_of(services.db, guild_id)
         own = []
         for quiz_id in stored:
             # A stored upload that no longer validates is not in the bank: say so.

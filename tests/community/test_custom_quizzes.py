@@ -7,11 +7,11 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from bot.common.errors import UserError
+from bot.community import custom_quizzes_store
 from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     add_custom_quiz,
     conflicts,
-    guild_quiz_ids,
     load_custom_quizzes,
     remove_custom_quiz,
 )
@@ -115,7 +115,7 @@ async def test_replace_remove_and_limits(bank: QuizBank, db: Database) -> None:
     await add_custom_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qq"))
 
     await remove_custom_quiz(db, bank, GUILD, "q")
-    assert "q" not in bank.quizzes and "q" not in await guild_quiz_ids(db, GUILD)
+    assert "q" not in bank.quizzes and "q" not in await custom_quizzes_store.ids_of(db, GUILD)
     with pytest.raises(UserError) as refused:
         await remove_custom_quiz(db, bank, GUILD, "mixed")
     assert refused.value.key == "admin.no_such_quiz"
@@ -137,7 +137,7 @@ async def test_invalid_upload_lists_problems_briefly_and_stores_nothing(
     assert len(problems) <= 1500
     assert problems.startswith("x.yaml:5: questions[0]")
     assert problems.endswith("\n(+135)")  # 150 problems, 15 shown
-    assert await guild_quiz_ids(db, GUILD) == []
+    assert await custom_quizzes_store.ids_of(db, GUILD) == []
     assert "x" not in bank.quizzes
 
 
