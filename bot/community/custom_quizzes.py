@@ -176,21 +176,6 @@ class UploadGate:
             self._reading.discard(guild_id)
 
 
-async def add_custom_quiz(
-    db: Database,
-    bank: QuizBank,
-    guild_id: int,
-    user_id: int,
-    filename: str,
-    data: bytes,
-    *,
-    locale: str = "en",
-) -> tuple[Quiz, bool]:
-    """`upload_quiz`, for callers that need the quiz and whether it replaced one."""
-    added = await upload_quiz(db, bank, guild_id, user_id, filename, data, locale=locale)
-    return added.quiz, added.replaced
-
-
 async def upload_quiz(
     db: Database,
     bank: QuizBank,
