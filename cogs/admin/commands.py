@@ -32,18 +32,13 @@ from bot.quizbank import Quiz, pick_locale
 from bot.quizbank.parse import MAX_FILE_BYTES
 from cogs.admin.reports import show_reports
 from cogs.admin.suggestions import show_queue
-from cogs.common import interaction_locale, manage_server, services_of
+from cogs.common import guild_of, interaction_locale, manage_server, services_of
 from cogs.ui.replies import error_text, log_context, send_ephemeral
 from cogs.ui.style import BRAND_COLOUR
 
 log = logging.getLogger("quiztutor.admin")
 
 MAX_TITLE_CHARS = 60
-
-
-def _guild_id(interaction: discord.Interaction) -> int:
-    assert interaction.guild_id is not None  # `manage_server` refuses DMs
-    return interaction.guild_id
 
 
 def _line(quiz: Quiz, locale: str) -> str:
@@ -83,7 +78,7 @@ class AdminCog(commands.Cog):
         file: discord.Attachment,
         language: app_commands.Choice[str] | None = None,
     ) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_of(interaction)
         locale = interaction_locale(interaction)
         # Refuse before downloading: Discord says the size, the bytes are not needed.
         if file.size > MAX_FILE_BYTES:
@@ -143,7 +138,7 @@ class AdminCog(commands.Cog):
             return await upload_quiz(
                 services.db,
                 services.bank,
-                _guild_id(interaction),
+                guild_of(interaction),
                 interaction.user.id,
                 file.filename,
                 data,
@@ -159,7 +154,7 @@ class AdminCog(commands.Cog):
     @quizadmin.command(name="remove", description="Remove one of this server's quizzes")
     @app_commands.describe(quiz_id="The quiz id")
     async def remove(self, interaction: discord.Interaction, quiz_id: str) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_of(interaction)
         services = services_of(interaction)
         quiz_id = quiz_id.strip()
         await remove_custom_quiz(services.db, services.bank, guild_id, quiz_id)
@@ -181,7 +176,7 @@ class AdminCog(commands.Cog):
     @manage_server
     @quizadmin.command(name="list", description="List the quizzes")
     async def list_quizzes(self, interaction: discord.Interaction) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_of(interaction)
         locale = interaction_locale(interaction)
         services = services_of(interaction)
         bank = services.bank
