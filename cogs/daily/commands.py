@@ -20,6 +20,7 @@ from bot.outbox.store import item
 from bot.stats.charts import class_chart
 from cogs.common import (
     guild_locale,
+    guild_of,
     interaction_locale,
     manage_server,
     services_of,
@@ -67,8 +68,7 @@ class DailyCommands(commands.Cog):
 
     async def _admin(self, interaction: discord.Interaction) -> tuple[int, str, str | None]:
         """Checks Manage Server; returns (guild_id, locale, a pending "posting stopped" notice)."""
-        assert interaction.guild_id is not None  # `manage_server` refuses DMs
-        guild_id = interaction.guild_id
+        guild_id = guild_of(interaction)
         locale = interaction_locale(interaction)
         daily = services_of(interaction).daily
         config = await configs_store.get(daily.db, guild_id)
