@@ -102,8 +102,8 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     await jobs.run_post_job(G1)
     post = await post_of(daily, G1, DAY1)
     clock.now = post.reveal_at
-    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
-    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(post.id)
+    await jobs.run_reveal_job(post.id)
     await jobs.run_outbox_job()
     assert publisher.events.count(("discussion", post.message_id)) == 1
     kinds = [e[0] for e in publisher.events]
@@ -116,7 +116,7 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     second = await post_of(daily, G1, DAY2)
     publisher.refuse[CH1] = StopReason.FORBIDDEN
     clock.now = second.reveal_at
-    await jobs.run_reveal_job(second.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(second.id)
     config = await configs_store.get(daily.db, G1)
     assert config is not None and config.enabled and not config.discussion
     assert config.disabled_reason == StopReason.THREADS_FORBIDDEN and not config.admin_notified
@@ -129,7 +129,7 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     await jobs.run_post_job(G1)
     third = await post_of(daily, G1, DAY2 + timedelta(days=1))
     clock.now = third.reveal_at
-    await jobs.run_reveal_job(third.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(third.id)
     assert await store.item(jobs.db, Owed.DISCUSSION, third.id) is None  # type: ignore[arg-type]
 
 
