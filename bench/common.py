@@ -25,6 +25,7 @@ from typing import Any
 import discord
 import orjson
 
+from bot.daily import posts_store
 from bot.daily.jobs import DailyJobs
 from bot.daily.types import OpenPost
 from bot.discord.client import QuizTutorBot
@@ -277,8 +278,14 @@ async def open_daily_post(
     await daily.configs.configure(guild_id, channel_id, "12:00", "UTC", locale="en")
     day = datetime.now(UTC).date() + timedelta(days=day_offset)
     question = daily.bank.all_questions(None)[0]
-    post = await daily.posts.claim(
-        guild_id, day, question.id, channel_id, datetime.now(UTC) + timedelta(days=2)
+    post = await posts_store.claim(
+        daily.db,
+        guild_id,
+        day,
+        question.id,
+        channel_id,
+        datetime.now(UTC) + timedelta(days=2),
+        daily.clock(),
     )
     assert post is not None and post.id is not None
     message_id = (1 << 60) + post.id

@@ -29,7 +29,7 @@ from typing import Any
 from bench.commit_probe import CommitProbe
 from bench.common import BACKEND, Row, ms, summary, workdir
 from bench.scale_build import CHANNEL, GUILD, Built, Size, cached, post_time
-from bot.daily import analytics_store, streaks_store
+from bot.daily import analytics_store, posts_store, streaks_store
 from bot.daily.analytics import class_report
 from bot.daily.service import DailyService
 from bot.db.database import Database
@@ -178,8 +178,8 @@ async def _answered_post(server: Server, day_offset: int, answers: int) -> int:
     daily = server.daily
     choice = await daily.posts.choose(GUILD, day, None, 30)
     now = server.clock()
-    post = await daily.posts.claim(
-        GUILD, day, choice.question_id, CHANNEL, now + timedelta(hours=23)
+    post = await posts_store.claim(
+        daily.db, GUILD, day, choice.question_id, CHANNEL, now + timedelta(hours=23), now
     )
     assert post is not None and post.id is not None
     await daily.posts.set_message(post.id, 10**18 + post.id, now)

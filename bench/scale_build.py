@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import BACKEND
+from bot.daily import posts_store
 from bot.daily.service import DailyService
 from bot.db.database import MIGRATIONS_DIR, Database
 from bot.quizbank import QuizBank
@@ -116,8 +117,9 @@ async def build(url: str, size: Size, bank: QuizBank) -> Built:
             clock.now = post_time(day)
             choice = await daily.posts.choose(GUILD, day, None, 30)
             reveal = clock.now + timedelta(hours=23)
-            post = await daily.posts.claim(
-                GUILD, day, choice.question_id, CHANNEL, reveal, choice.reason.to_dict()
+            reason = choice.reason.to_dict()
+            post = await posts_store.claim(
+                daily.db, GUILD, day, choice.question_id, CHANNEL, reveal, clock.now, reason
             )
             assert post is not None and post.id is not None
             await daily.posts.set_message(post.id, 10**18 + post.id, clock.now)

@@ -32,7 +32,7 @@ from bot.quiz import sessions_store
 from bot.quiz.sessions import DEFAULT_MAX_AGE, QuizSessions
 from bot.quizbank import QuizBank
 from bot.quizbank.files import SHIPPED_DIR, load_bank
-from bot.scheduler import DrainingScheduler
+from bot.scheduler import DrainingScheduler, every
 from bot.shards.service import IdentifyGate
 from bot.stats.charts import ChartRenderer
 from bot.stats.progress import ProgressReports
@@ -97,47 +97,16 @@ class Services:
             if expired:
                 log.info("expired %d idle quiz sessions", expired)
 
-        self.scheduler.add_job(
-            expire_quiz_sessions,
-            "interval",
-            minutes=15,
-            id="housekeeping:sessions",
-            replace_existing=True,
-        )
+        every(self.scheduler, 15 * 60, expire_quiz_sessions, "housekeeping:sessions")
         # Review reminders: checked every minute (owed through the outbox, spread over a
         # minute), and what is owed sent every few seconds.
-        self.scheduler.add_job(
-            self.reminders.run,
-            "interval",
-            seconds=REMINDERS_EVERY.total_seconds(),
-            args=[owns_guild],
-            id="reminders:check",
-            replace_existing=True,
-            coalesce=True,
-            max_instances=1,
-        )
-        self.scheduler.add_job(
-            self.reminders.pump,
-            "interval",
-            seconds=REMINDERS_SEND_S,
-            args=[owns_guild],
-            id="reminders:send",
-            replace_existing=True,
-            coalesce=True,
-            max_instances=1,
-        )
+        check_s = REMINDERS_EVERY.total_seconds()
+        every(self.scheduler, check_s, self.reminders.run, "reminders:check", owns_guild)
+        every(self.scheduler, REMINDERS_SEND_S, self.reminders.pump, "reminders:send", owns_guild)
         if self.fits:
             # Weekly memory-model fits, each in a child process (torch), one at a time.
-            self.scheduler.add_job(
-                self.memory.run_job,
-                "interval",
-                seconds=CHECK_EVERY.total_seconds(),
-                args=[owns_guild],
-                id="memory:fits",
-                replace_existing=True,
-                coalesce=True,
-                max_instances=1,
-            )
+            fit_s = CHECK_EVERY.total_seconds()
+            every(self.scheduler, fit_s, self.memory.run_job, "memory:fits", owns_guild)
         self.scheduler.start()
 
     async def close(self) -> None:

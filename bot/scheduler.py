@@ -10,14 +10,32 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from apscheduler.executors.asyncio import AsyncIOExecutor
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.schedulers.base import BaseScheduler
 
 log = logging.getLogger("quiztutor")
 
 # How long running jobs may take to finish at shutdown (SIGTERM ends the bot in 10 s).
 DRAIN_S = 4.0
+
+
+def every(
+    scheduler: BaseScheduler,
+    seconds: float,
+    job: Callable[..., Any],
+    job_id: str,
+    *args: Any,
+    **options: Any,
+) -> None:
+    """Run `job(*args)` every `seconds` under `job_id` (replacing a job of that id). One
+    run at a time, and runs missed meanwhile coalesced into one: APScheduler's defaults."""
+    scheduler.add_job(
+        job, "interval", seconds=seconds, args=args, id=job_id, replace_existing=True, **options
+    )
 
 
 class DrainingExecutor(AsyncIOExecutor):

@@ -82,11 +82,19 @@ def manage_server(command: T) -> T:
     return _MANAGES_SERVER(_IN_GUILD(command))
 
 
-async def require_manage_server(interaction: discord.Interaction) -> None:
-    """The same check for a button press (buttons carry no command checks)."""
+async def require_manage_server(interaction: discord.Interaction) -> int:
+    """The same check for a button press (buttons carry no command checks); the server's id."""
     _in_guild(interaction)
     if not interaction.permissions.manage_guild:
         raise app_commands.MissingPermissions(["manage_guild"])
+    return guild_of(interaction)
+
+
+def guild_of(interaction: discord.Interaction) -> int:
+    """The server of a command or press that `manage_server` or `require_manage_server`
+    let through (both refuse DMs)."""
+    assert interaction.guild_id is not None
+    return interaction.guild_id
 
 
 def speaks_here(interaction: discord.Interaction, *, opens_thread: bool = False) -> None:

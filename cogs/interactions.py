@@ -16,7 +16,7 @@ from bot.db.retry import is_transient, outage
 from cogs.ui.buttons import ShowDemoButton, UnclaimedButtons, add_buttons
 from cogs.ui.modals import ModalRouter, add_modals
 from cogs.ui.notices import deliver_pending
-from cogs.ui.replies import log_context, on_tree_error
+from cogs.ui.replies import handle_interaction_error, log_context
 from cogs.ui.report import ReportButton, ReportModal
 
 log = logging.getLogger("quiztutor.community")
@@ -41,7 +41,7 @@ class OwedNotices(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    bot.tree.on_error = on_tree_error  # type: ignore[method-assign]
+    bot.tree.on_error = handle_interaction_error  # type: ignore[method-assign]
     await bot.add_cog(ModalRouter())
     await bot.add_cog(UnclaimedButtons())
     await bot.add_cog(OwedNotices())

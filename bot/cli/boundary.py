@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from bot.common.errors import SetupError
-from bot.common.redact import redact_text as redact
+from bot.common.redact import redact_text
 
 if TYPE_CHECKING:
     from bot.common.settings import Settings
@@ -45,10 +45,10 @@ def debug_wanted() -> bool:
 
 def print_error(error: SetupError, stream: TextIO | None = None) -> None:
     stream = stream or sys.stderr
-    print(redact(f"error: {error.message}"), file=stream)
+    print(redact_text(f"error: {error.message}"), file=stream)
     # The first line of the fix is the thing to do; a second one, if any, an alternative.
     for number, line in enumerate(error.fix.splitlines()[:2]):
-        print(redact(f"fix: {line}" if number == 0 else line), file=stream)
+        print(redact_text(f"fix: {line}" if number == 0 else line), file=stream)
 
 
 def guarded(action: Callable[[], int]) -> int:
@@ -81,7 +81,7 @@ def guarded(action: Callable[[], int]) -> int:
         if debug_wanted():
             traceback.print_exc()
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
-        print(redact(f"error: unexpected {type(exc).__name__}: {first_line}"), file=sys.stderr)
+        print(redact_text(f"error: unexpected {type(exc).__name__}: {first_line}"), file=sys.stderr)
         print(
             "fix: run again with LOG_LEVEL=DEBUG for the traceback, and report it", file=sys.stderr
         )

@@ -96,13 +96,14 @@ def to_text(header: Sequence[str], rows: Sequence[Sequence[str]], max_width: int
 async def open_existing(url: str, needs: str | None = None) -> Database:
     """The bot's database, read only (no migration): a SetupError when there is none, or
     when its schema is older than revision `needs`."""
+    from bot.common.redact import redact_text
     from bot.db.database import EngineOptions, is_sqlite, sqlite_path
-    from bot.db.health import CONNECT_TIMEOUT_S, check_url, opening_errors, redact
+    from bot.db.health import CONNECT_TIMEOUT_S, check_url, opening_errors
 
     check_url(url)
     if is_sqlite(url) and not sqlite_path(url).exists():
         raise SetupError(
-            f"no database at {redact(url)} yet: the bot creates it on its first run",
+            f"no database at {redact_text(url)} yet: the bot creates it on its first run",
             NO_DATABASE_FIX,
             exit_code=2,
         )
@@ -118,14 +119,14 @@ async def open_existing(url: str, needs: str | None = None) -> Database:
     if revision is None:
         await db.close()
         raise SetupError(
-            f"{redact(url)} holds no quiztutor data (no schema)",
+            f"{redact_text(url)} holds no quiztutor data (no schema)",
             NO_DATABASE_FIX,
             exit_code=2,
         )
     if needs is not None and revision.isdigit() and int(revision) < int(needs):
         await db.close()
         raise SetupError(
-            f"{redact(url)} is at schema {revision}, older than this command needs ({needs})",
+            f"{redact_text(url)} is at schema {revision}, older than this command needs ({needs})",
             "start the bot of this version once (it migrates), then run this again",
             exit_code=1,
         )

@@ -68,14 +68,11 @@ def parse_reveal_after(hours: int | None) -> int | None:
     """Whole hours 1..23 after the post, or None for "just before the next post"."""
     if hours is None:
         return None
-    if isinstance(hours, bool) or not isinstance(hours, int):
-        raise UserError(
-            "daily.bad_reveal_after",
-            value=hours,
-            min=REVEAL_AFTER_MIN_HOURS,
-            max=REVEAL_AFTER_MAX_HOURS,
-        )
-    if not REVEAL_AFTER_MIN_HOURS <= hours <= REVEAL_AFTER_MAX_HOURS:
+    if (
+        isinstance(hours, bool)
+        or not isinstance(hours, int)
+        or not REVEAL_AFTER_MIN_HOURS <= hours <= REVEAL_AFTER_MAX_HOURS
+    ):
         raise UserError(
             "daily.bad_reveal_after",
             value=hours,

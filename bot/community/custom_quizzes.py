@@ -176,21 +176,6 @@ class UploadGate:
             self._reading.discard(guild_id)
 
 
-async def add_custom_quiz(
-    db: Database,
-    bank: QuizBank,
-    guild_id: int,
-    user_id: int,
-    filename: str,
-    data: bytes,
-    *,
-    locale: str = "en",
-) -> tuple[Quiz, bool]:
-    """`upload_quiz`, for callers that need the quiz and whether it replaced one."""
-    added = await upload_quiz(db, bank, guild_id, user_id, filename, data, locale=locale)
-    return added.quiz, added.replaced
-
-
 async def upload_quiz(
     db: Database,
     bank: QuizBank,
@@ -246,11 +231,6 @@ async def upload_quiz(
         )
         quiz = _add_to_bank(bank, quiz, guild_id)
     return AddedQuiz(quiz, replaced, upload.format, upload.skipped, upload.notes)
-
-
-async def guild_quiz_ids(db: Database, guild_id: int) -> list[str]:
-    """The ids this server stored, including any that failed to load (so they can be removed)."""
-    return await custom_quizzes_store.ids_of(db, guild_id)
 
 
 async def remove_custom_quiz(db: Database, bank: QuizBank, guild_id: int, quiz_id: str) -> None:

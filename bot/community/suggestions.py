@@ -130,15 +130,13 @@ class Suggestions:
 
     async def next_for_review(self, guild_id: int, after_id: int = 0) -> ReviewItem | None:
         row = await suggestions_store.next_pending(self.db, guild_id, after_id)
-        if row is None:
-            return None
-        pending = await suggestions_store.pending_count(self.db, guild_id, MAX_PENDING_PER_GUILD)
-        recent = await suggestions_store.recent_actions(self.db, guild_id)
-        return ReviewItem(row, Suggestion.from_json(row.content), pending, recent)
+        return None if row is None else await self._item(guild_id, row)
 
     async def review_item(self, guild_id: int, suggestion_id: int) -> ReviewItem:
         """One pending suggestion of this server as an admin reviews it."""
-        row = await self.pending_row(guild_id, suggestion_id)
+        return await self._item(guild_id, await self.pending_row(guild_id, suggestion_id))
+
+    async def _item(self, guild_id: int, row: SuggestionRow) -> ReviewItem:
         pending = await suggestions_store.pending_count(self.db, guild_id, MAX_PENDING_PER_GUILD)
         recent = await suggestions_store.recent_actions(self.db, guild_id)
         return ReviewItem(row, Suggestion.from_json(row.content), pending, recent)

@@ -17,6 +17,7 @@ from bot.common.errors import PublishRefused, StopReason
 from bot.common.i18n import DEFAULT_LOCALE
 from bot.daily import configs_store, posts_store
 from bot.daily.publisher import DailyPublisher
+from bot.daily.questions import post_question
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.tables.daily import DailyPost
@@ -49,7 +50,7 @@ class Announcements:
     async def send_reactions(self, item: Outbox) -> int | None:
         post = await self._owed_post(item)
         assert post.message_id is not None
-        question = self.daily.posts.question_of(post)
+        question = post_question(self.daily.bank, post.question_id, post.instance)
         if question is None:
             raise PublishRefused(StopReason.NOT_FOUND)  # the question left the bank meanwhile
         try:
@@ -59,7 +60,9 @@ class Announcements:
                 # Today's question stays open (members can add the reactions themselves),
                 # but a channel where the bot may not react is not a working setup: stop
                 # the schedule and let the next admin command say how to fix it.
-                await self.daily.configs.disable(post.guild_id, reason=refused.reason)
+                await configs_store.disable(
+                    self.daily.db, post.guild_id, refused.reason, self.daily.clock()
+                )
                 self.stop_schedule(post.guild_id)
                 log.warning(
                     "Discord refused the answer reactions; schedule disabled",
@@ -75,7 +78,7 @@ class Announcements:
             raise PublishRefused(StopReason.NOT_FOUND)
         locale = await self._locale(post.guild_id)
         summary = RevealSummary.from_json(post.summary)
-        question = self.daily.posts.question_of(post)
+        question = post_question(self.daily.bank, post.question_id, post.instance)
         return await self.publisher.reveal(
             post, question, summary, locale, nonce(item.kind, item.id)
         )
@@ -91,13 +94,15 @@ class Announcements:
         locale = await self._locale(post.guild_id)
         try:
             return await self.publisher.open_discussion(
-                post, self.daily.posts.question_of(post), locale
+                post, post_question(self.daily.bank, post.question_id, post.instance), locale
             )
         except PublishRefused as refused:
             if refused.reason is StopReason.FORBIDDEN:
                 # No permission to open threads there: no more discussions until an admin
                 # grants it and turns them on again; the daily question itself goes on.
-                await self.daily.configs.refuse_discussion(post.guild_id)
+                await configs_store.refuse_discussion(
+                    self.daily.db, post.guild_id, self.daily.clock()
+                )
                 log.warning(
                     "Discord refused the discussion thread; discussion turned off",
                     extra={"guild_id": post.guild_id, "message_id": post.message_id},

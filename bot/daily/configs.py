@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.common.errors import StopReason, UserError
+from bot.common.errors import UserError
 from bot.common.i18n import DEFAULT_LOCALE
 from bot.common.schedule import (
     DailySchedule,
@@ -106,11 +106,3 @@ class DailyConfigs:
         last = await posts_store.latest(self.db, guild_id)
         upcoming = next_post_at(self.clock(), schedule_for(config)) if config.enabled else None
         return DailyStatus(config, upcoming, last)
-
-    async def disable(self, guild_id: int, reason: StopReason | None = None) -> bool:
-        """Stop posting. `reason` is set when Discord refused for good."""
-        return await configs_store.disable(self.db, guild_id, reason, self.clock())
-
-    async def refuse_discussion(self, guild_id: int) -> None:
-        """Discord refused a discussion thread (403): discussion off, the admin told."""
-        await configs_store.refuse_discussion(self.db, guild_id, self.clock())

@@ -205,7 +205,7 @@ class DailyJobs:
                 log_failure(log, "finishing the review cards of a settled day", exc)
             for post in await posts_store.due_reveals(self.db, now):
                 if self.owns_guild(post.guild_id):
-                    await self._reveal_logged(post.id, post.guild_id)
+                    await self.run_reveal_job(post.id, post.guild_id)
             for post in await posts_store.open_posts(self.db):
                 if self.owns_guild(post.guild_id):
                     self.schedule_reveal(post)
@@ -285,12 +285,14 @@ class DailyJobs:
     ) -> PostResult:
         guild_id = config.guild_id
         question_id = plan.choice.question_id
-        post = await self.daily.posts.claim(
+        post = await posts_store.claim(
+            self.daily.db,
             guild_id,
             day,
             question_id,
             config.channel_id,
             reveal,
+            self.clock(),
             plan.choice.reason.to_dict(),
             answer_mode=config.answer_mode,
             choice_order=plan.order,
@@ -309,7 +311,7 @@ class DailyJobs:
                 await retry_transient(
                     lambda: posts_store.release_claim(self.db, post_id), "releasing a daily claim"
                 )
-                await self.daily.configs.disable(guild_id, reason=refused.reason)
+                await configs_store.disable(self.db, guild_id, refused.reason, self.clock())
                 self.unschedule_guild(guild_id)
                 log.warning(
                     "Discord refused the daily post; schedule disabled",
@@ -340,12 +342,10 @@ class DailyJobs:
         )
         return PostResult(post, True)
 
-    async def run_reveal_job(self, post_id: int, guild_id: int | None = None) -> None:
-        await self._reveal_logged(post_id, guild_id)
-
-    async def _reveal_logged(
+    async def run_reveal_job(
         self, post_id: int | None, guild_id: int | None = None
     ) -> RevealSummary | None:
+        """The scheduled reveal (and the catch-up's): a failure is logged, not raised."""
         if post_id is None:
             return None
         try:
@@ -356,7 +356,7 @@ class DailyJobs:
 
     async def _reveal_before(self, guild_id: int, today: date, now: datetime) -> None:
         for post in await posts_store.unsettled_before(self.db, guild_id, today, now):
-            await self._reveal_logged(post.id, guild_id)
+            await self.run_reveal_job(post.id, guild_id)
 
     async def reveal_open(self, guild_id: int) -> RevealSummary | None:
         """`/daily reveal`: close the guild's open question now (the latest, if several)."""

@@ -1,6 +1,5 @@
-"""The post lifecycle: the day's question and why, the claim that decides who posts
-(UNIQUE(guild_id, day), also across processes), the message id, and the posts the
-scheduler driver asks about.
+"""The post lifecycle: the day's question and why, and the message id once posted (the
+claim that decides who posts, UNIQUE(guild_id, day), is `posts_store.claim`).
 
 The day's question (`plan`) is chosen among the server's written questions and, while
 the instance pool has one ready, its quizzes' templates: a template is one candidate
@@ -21,8 +20,6 @@ from typing import Any
 from bot.daily import choice_store, posts_store
 from bot.daily.choice_rules import REPEAT_AFTER_DEFAULT, Choice, choose
 from bot.daily.open_posts import OpenPosts
-from bot.daily.questions import post_question
-from bot.daily.types import REACTIONS
 from bot.db.database import Database
 from bot.db.tables.daily import DailyPost
 from bot.demos.generated import InstancePool
@@ -110,40 +107,6 @@ class DailyPosts:
         return choose(
             guild_id, day, questions, history, signals, repeat_after, members, rules.retention
         )
-
-    async def claim(
-        self,
-        guild_id: int,
-        day: date,
-        question_id: str,
-        channel_id: int,
-        reveal_at: datetime,
-        choice: dict[str, Any] | None = None,
-        *,
-        answer_mode: str = REACTIONS,
-        choice_order: list[int] | None = None,
-        instance: dict[str, Any] | None = None,
-    ) -> DailyPost | None:
-        """Reserve (guild, day); None when that day's post exists already (maybe in another
-        process). `choice_order` None: file order; `instance`: a generated question's."""
-        return await posts_store.claim(
-            self.db,
-            guild_id,
-            day,
-            question_id,
-            channel_id,
-            reveal_at,
-            self.clock(),
-            choice,
-            answer_mode=answer_mode,
-            choice_order=choice_order,
-            instance=instance,
-        )
-
-    def question_of(self, post: DailyPost) -> Question | None:
-        """The question a post asks: its stored instance, or the bank's written question
-        (None when that has left the bank)."""
-        return post_question(self.bank, post.question_id, post.instance)
 
     async def set_message(
         self, post_id: int, message_id: int, posted_at: datetime | None = None

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import exists, false, func, select, true, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -104,36 +105,11 @@ async def settle_post(
             earlier = await _earlier_open(conn, post)
             if earlier is not None:
                 raise SettleBlocked(post_id, earlier)
-            rows = (
-                await conn.execute(
-                    select(_ANSWER.c.user_id, _ANSWER.c.choice, _ANSWER.c.correct).where(
-                        _ANSWER.c.post_id == post_id
-                    )
-                )
-            ).all()
-            known = await answering_stats(conn, post.guild_id, post_id)
-        answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
+            answers, known = await _answers(conn, post)
         # The streak rule for every answering member (~10 ms for 2,000): in a thread, so
         # the event loop gets its turn every few ms instead of waiting for all of it.
-        stats = await asyncio.to_thread(
-            day_stats,
-            db.engine.dialect.name,
-            post.guild_id,
-            post.day,
-            {a.user_id: a.correct for a in answers},
-            known,
-            now,
-        )
-        summary = reveal_summary(
-            post_id,
-            post.guild_id,
-            post.day,
-            post.question_id,
-            answers,
-            grading_of(post),
-            stats.settled,
-            list(post.unclear_users or ()),
-        )
+        stats = await asyncio.to_thread(_stats, db.engine.dialect.name, post, answers, known, now)
+        summary = _summary(post, answers, stats, grading_of)
         async with db.session() as session:
             claimed = await session.exec(_claim(post_id))  # type: ignore[call-overload]
             if claimed.rowcount == 0:
@@ -168,6 +144,39 @@ async def _earlier_open(conn: AsyncConnection, post: DailyPost) -> int | None:
         .limit(1)
     )
     return found.scalar()
+
+
+async def _answers(conn: AsyncConnection, post: DailyPost) -> tuple[list[Answer], dict[int, Any]]:
+    """The post's answers, and what its answering members' stats were before it."""
+    assert post.id is not None
+    query = select(_ANSWER.c.user_id, _ANSWER.c.choice, _ANSWER.c.correct)
+    rows = (await conn.execute(query.where(_ANSWER.c.post_id == post.id))).all()
+    answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
+    return answers, await answering_stats(conn, post.guild_id, post.id)
+
+
+def _stats(
+    dialect: str, post: DailyPost, answers: list[Answer], known: dict[int, Any], now: datetime
+) -> DayStats:
+    correct = {a.user_id: a.correct for a in answers}
+    return day_stats(dialect, post.guild_id, post.day, correct, known, now)
+
+
+def _summary(
+    post: DailyPost, answers: list[Answer], stats: DayStats, grading_of: Grading
+) -> RevealSummary:
+    assert post.id is not None
+    unclear = list(post.unclear_users or ())
+    return reveal_summary(
+        post.id,
+        post.guild_id,
+        post.day,
+        post.question_id,
+        answers,
+        grading_of(post),
+        stats.settled,
+        unclear,
+    )
 
 
 async def _answer_count(conn: AsyncConnection, post_id: int) -> int:
@@ -209,33 +218,9 @@ async def _settle_again(
     async with db.session() as session:
         conn = await session.connection()
         await conn.execute(update(_POST).where(_POST.c.id == post.id).values(graded=False))
-        rows = (
-            await conn.execute(
-                select(_ANSWER.c.user_id, _ANSWER.c.choice, _ANSWER.c.correct).where(
-                    _ANSWER.c.post_id == post.id
-                )
-            )
-        ).all()
-        answers = [Answer(a.user_id, a.choice, a.correct) for a in rows]
-        known = await answering_stats(conn, post.guild_id, post.id)
-        stats = day_stats(
-            conn.dialect.name,
-            post.guild_id,
-            post.day,
-            {a.user_id: a.correct for a in answers},
-            known,
-            now,
-        )
-        summary = reveal_summary(
-            post.id,
-            post.guild_id,
-            post.day,
-            post.question_id,
-            answers,
-            grading_of(post),
-            stats.settled,
-            list(post.unclear_users or ()),
-        )
+        answers, known = await _answers(conn, post)
+        stats = _stats(conn.dialect.name, post, answers, known, now)
+        summary = _summary(post, answers, stats, grading_of)
         await _write(session, post, stats, answers, summary, now)
     post.graded, post.summary = False, summary.to_json()
     return summary

@@ -17,7 +17,8 @@ from sqlalchemy.engine import make_url
 
 from bot.common.errors import SetupError
 from bot.common.private_files import create_private
-from bot.db.health import check_url, pg_dump_command, redact
+from bot.common.redact import redact_text
+from bot.db.health import check_url, pg_dump_command
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -64,7 +65,7 @@ async def backup(db_url_or_path: str | Path, dest_path: str | Path) -> Path:
         check_url(url)
         if make_url(url).get_backend_name() == "postgresql":
             raise SetupError(
-                f"{redact(url)} is a PostgreSQL database: back it up with pg_dump.",
+                f"{redact_text(url)} is a PostgreSQL database: back it up with pg_dump.",
                 pg_dump_command(url, dest_path),
                 exit_code=1,
             )

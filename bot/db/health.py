@@ -2,7 +2,7 @@
 
 Used at start-up (`check_url` before anything opens the database, `opening_errors`
 around the first connection) and by `quiztutor doctor` (`diagnose`). Every message
-shows the URL with its password replaced by `***` (`redact`): no password is ever
+shows the URL with its password replaced by `***` (`redact_text`): no password is ever
 printed or logged.
 """
 
@@ -30,12 +30,6 @@ KINDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 CONNECT_TIMEOUT_S = 10.0
 
 
-def redact(url: str) -> str:
-    """The URL with its password shown as ***, also for a URL that does not parse and for
-    a password with an unencoded `@` (which SQLAlchemy's parser would cut at that `@`)."""
-    return redact_text(url)
-
-
 def scrub(text: str, url: str) -> str:
     """`text` (e.g. a driver's error message) with the URL's password taken out."""
     text = redact_text(text)
@@ -49,7 +43,7 @@ def check_url(url: str) -> URL:
 
     No connection is made: this is what can be said from the URL and the local disk.
     """
-    shown = redact(url)
+    shown = redact_text(url)
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
@@ -137,7 +131,7 @@ def opening_error(url: str, exc: BaseException) -> SetupError:
     """A SetupError for a database that would not open (server down, refused login...)."""
     reason = scrub(str(getattr(exc, "orig", None) or exc), url).strip().splitlines()
     detail = reason[0] if reason else type(exc).__name__
-    shown = redact(url)
+    shown = redact_text(url)
     if make_url(url).get_backend_name() == "postgresql":
         fix = (
             "Check that the server runs and accepts this user and database "
@@ -206,7 +200,7 @@ def diagnose(url: str) -> Diagnosis:
     integrity (SQLite: PRAGMA integrity_check; PostgreSQL: no invalid index)."""
     from bot.db.database import HEAD as head
 
-    shown = redact(url)
+    shown = redact_text(url)
     try:
         parsed = check_url(url)
     except SetupError as exc:

@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.common.errors import UserError
-from bot.common.schedule import DailySchedule, local_day, next_post_at, parse_post_time
+from bot.common.schedule import DailySchedule, next_post_at, parse_post_time
 
 DEFAULT_TIME = "19:00"
 MIN_DUE_DEFAULT, MIN_DUE_MIN, MIN_DUE_MAX = 5, 1, 100
@@ -47,11 +47,6 @@ def parse_min_due(value: int | None) -> int:
 def next_reminder_at(after: datetime, at: time, tz: ZoneInfo) -> datetime:
     """The first reminder instant strictly after `after` (UTC)."""
     return next_post_at(after, DailySchedule(at, tz))
-
-
-def reminder_day(scheduled: datetime, tz: ZoneInfo) -> date:
-    """The member's local day a reminder scheduled at `scheduled` is for (once per day)."""
-    return local_day(scheduled, tz)
 
 
 def too_late(scheduled: datetime, now: datetime) -> bool:

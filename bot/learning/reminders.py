@@ -14,7 +14,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.common.errors import UserError
-from bot.common.schedule import format_post_time, parse_post_time, parse_timezone
+from bot.common.schedule import format_post_time, local_day, parse_post_time, parse_timezone
 from bot.common.times import utcnow
 from bot.db.database import Database
 from bot.db.retry import log_failure
@@ -26,7 +26,6 @@ from bot.learning.reminder_rules import (
     outbox_ref,
     parse_min_due,
     parse_remind_time,
-    reminder_day,
     spread,
     too_late,
 )
@@ -121,7 +120,7 @@ class Reminders:
             send = not too_late(reminder.next_at, now) and (
                 await self.due_count(reminder, now) >= reminder.min_due
             )
-            ref = outbox_ref(reminder.user_id, reminder_day(reminder.next_at, tz)) if send else None
+            ref = outbox_ref(reminder.user_id, local_day(reminder.next_at, tz)) if send else None
             checked.append((reminder, next_reminder_at(max(now, reminder.next_at), at, tz), ref))
         offsets = iter(spread(sum(1 for _, _, ref in checked if ref)))
         owed = 0

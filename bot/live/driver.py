@@ -44,6 +44,7 @@ from bot.live.rules import (
 from bot.live.states import Known, question_view
 from bot.outbox.rules import Owed, question_nonce
 from bot.outbox.service import OutboxService
+from bot.outbox.store import item_of_round
 
 log = logging.getLogger("quiztutor.live")
 
@@ -315,7 +316,7 @@ class LiveDriver:
 
     async def _revealed(self, round_id: int, number: int) -> bool:
         """Question `number`'s reveal is out (or Discord refused it for good)."""
-        owed = await self.outbox.item_of_round(Owed.LIVE_REVEAL, round_id, number)
+        owed = await item_of_round(self.outbox.db, Owed.LIVE_REVEAL, round_id, number)
         if owed is None or owed.id is None or owed.delivered_at or owed.gave_up:
             return True
         return await self.outbox.deliver(owed.id)

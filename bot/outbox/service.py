@@ -89,12 +89,6 @@ class OutboxService:
         good), oldest first."""
         return await store.pending(self.db, guild_id, list(self.senders))
 
-    async def item(self, kind: Owed, post_id: int) -> Outbox | None:
-        return await store.item(self.db, kind, post_id)
-
-    async def item_of_round(self, kind: Owed, round_id: int, number: int) -> Outbox | None:
-        return await store.item_of_round(self.db, kind, round_id, number)
-
     async def _finish(self, item_id: int, **values: object) -> None:
         await retry_transient(
             lambda: store.finish(self.db, item_id, self.owner, **values),
@@ -190,11 +184,11 @@ class OutboxService:
         return outcomes
 
     async def deliver_for_post(self, kind: Owed, post_id: int) -> bool:
-        item = await self.item(kind, post_id)
+        item = await store.item(self.db, kind, post_id)
         return item is not None and item.id is not None and await self.deliver(item.id)
 
     async def deliver_for_round(self, kind: Owed, round_id: int, number: int) -> bool:
-        item = await self.item_of_round(kind, round_id, number)
+        item = await store.item_of_round(self.db, kind, round_id, number)
         return item is not None and item.id is not None and await self.deliver(item.id)
 
     async def pump(self, owns_guild: Callable[[int], bool] = lambda guild_id: True) -> int:

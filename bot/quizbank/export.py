@@ -8,8 +8,6 @@ from typing import Any
 from bot.quizbank.bank import QuizBank
 from bot.quizbank.schema import Quiz
 
-SCHEMA_FILE_NAME = "quiz.schema.json"
-
 
 def export_bank(bank: QuizBank) -> dict[str, Any]:
     """Other tools rely on this shape: keep it stable."""

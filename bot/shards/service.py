@@ -31,7 +31,6 @@ class IdentifyGate:
         self.spacing = timedelta(seconds=spacing_s)
         self.clock = clock
         self.holder = process_owner()
-        self.waited_s = 0.0  # statistics: time spent waiting for turns
 
     async def wait_turn(self, shard_id: int, max_concurrency: int) -> None:
         """Return when this shard may IDENTIFY (cancellable: a shutdown ends the wait)."""
@@ -53,5 +52,4 @@ class IdentifyGate:
                     bucket,
                     max_concurrency,
                 )
-            self.waited_s += wait_s
             await asyncio.sleep(wait_s)

@@ -19,10 +19,10 @@ from discord.ext import commands
 from bot.common.errors import UserError
 from bot.common.i18n import t
 from bot.common.text import clip
+from bot.community import custom_quizzes_store
 from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
     AddedQuiz,
-    guild_quiz_ids,
     problems_text,
     remove_custom_quiz,
     upload_quiz,
@@ -32,18 +32,13 @@ from bot.quizbank import Quiz, pick_locale
 from bot.quizbank.parse import MAX_FILE_BYTES
 from cogs.admin.reports import show_reports
 from cogs.admin.suggestions import show_queue
-from cogs.common import interaction_locale, manage_server, services_of
+from cogs.common import guild_of, interaction_locale, manage_server, services_of
 from cogs.ui.replies import error_text, log_context, send_ephemeral
 from cogs.ui.style import BRAND_COLOUR
 
 log = logging.getLogger("quiztutor.admin")
 
 MAX_TITLE_CHARS = 60
-
-
-def _guild_id(interaction: discord.Interaction) -> int:
-    assert interaction.guild_id is not None  # `manage_server` refuses DMs
-    return interaction.guild_id
 
 
 def _line(quiz: Quiz, locale: str) -> str:
@@ -83,7 +78,7 @@ class AdminCog(commands.Cog):
         file: discord.Attachment,
         language: app_commands.Choice[str] | None = None,
     ) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_of(interaction)
         locale = interaction_locale(interaction)
         # Refuse before downloading: Discord says the size, the bytes are not needed.
         if file.size > MAX_FILE_BYTES:
@@ -143,7 +138,7 @@ class AdminCog(commands.Cog):
             return await upload_quiz(
                 services.db,
                 services.bank,
-                _guild_id(interaction),
+                guild_of(interaction),
                 interaction.user.id,
                 file.filename,
                 data,
@@ -159,7 +154,7 @@ class AdminCog(commands.Cog):
     @quizadmin.command(name="remove", description="Remove one of this server's quizzes")
     @app_commands.describe(quiz_id="The quiz id")
     async def remove(self, interaction: discord.Interaction, quiz_id: str) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_of(interaction)
         services = services_of(interaction)
         quiz_id = quiz_id.strip()
         await remove_custom_quiz(services.db, services.bank, guild_id, quiz_id)
@@ -174,19 +169,19 @@ class AdminCog(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild_id is None or not interaction.permissions.manage_guild:
             return []
-        ids = await guild_quiz_ids(services_of(interaction).db, interaction.guild_id)
+        ids = await custom_quizzes_store.ids_of(services_of(interaction).db, interaction.guild_id)
         wanted = current.lower().strip()
         return [app_commands.Choice(name=i, value=i) for i in ids if wanted in i][:25]
 
     @manage_server
     @quizadmin.command(name="list", description="List the quizzes")
     async def list_quizzes(self, interaction: discord.Interaction) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = guild_of(interaction)
         locale = interaction_locale(interaction)
         services = services_of(interaction)
         bank = services.bank
         shipped = [q for q in bank.quizzes.values() if bank.is_shipped(q.id)]
-        stored = await guild_quiz_ids(services.db, guild_id)
+        stored = await custom_quizzes_store.ids_of(services.db, guild_id)
         own = []
         for quiz_id in stored:
             # A stored upload that no longer validates is not in the bank: say so.

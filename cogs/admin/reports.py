@@ -14,18 +14,13 @@ from bot.common.text import clip
 from bot.community.reports import ReportsPage
 from bot.community.rules import REASONS
 from bot.quizbank.links import unmask
-from cogs.common import interaction_locale, require_manage_server, services_of
+from cogs.common import guild_of, interaction_locale, require_manage_server, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.replies import send_ephemeral
 from cogs.ui.style import BRAND_COLOUR, EMBED_DESCRIPTION_MAX
 
 QUESTION_ID = r"[a-z0-9][a-z0-9-]{0,39}"
 PROMPT_CHARS = 120
-
-
-def _guild(interaction: discord.Interaction) -> int:
-    assert interaction.guild_id is not None  # require_manage_server refuses DMs
-    return interaction.guild_id
 
 
 def reports_embed(page: ReportsPage, locale: str) -> discord.Embed:
@@ -80,7 +75,7 @@ def reports_view(page: ReportsPage, locale: str) -> discord.ui.View:
 
 async def render(interaction: discord.Interaction, page_number: int) -> dict[str, Any]:
     locale = interaction_locale(interaction)
-    page = await services_of(interaction).reports.page(_guild(interaction), page_number)
+    page = await services_of(interaction).reports.page(guild_of(interaction), page_number)
     if not page.lines:
         return {"content": t("reports.empty", locale), "embed": None, "view": None}
     return {"embed": reports_embed(page, locale), "view": reports_view(page, locale)}
@@ -158,8 +153,8 @@ class QuestionButton(PersistentButton, template=r"(?!)"):
         return cls(int(match["page"]), match["qid"])
 
     async def pressed(self, interaction: discord.Interaction) -> None:
-        await require_manage_server(interaction)
-        done = await self.act(interaction, _guild(interaction), interaction_locale(interaction))
+        guild_id = await require_manage_server(interaction)
+        done = await self.act(interaction, guild_id, interaction_locale(interaction))
         await _show_page(interaction, self.page, done)
 
     async def act(self, interaction: discord.Interaction, guild_id: int, locale: str) -> str:

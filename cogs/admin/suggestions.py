@@ -17,7 +17,7 @@ import discord
 from bot.common.i18n import t
 from bot.community.rules import REASON_MAX, Suggestion, check_note
 from bot.community.suggestions import ReviewItem
-from cogs.common import interaction_locale, require_manage_server, services_of
+from cogs.common import guild_of, interaction_locale, require_manage_server, services_of
 from cogs.ui.buttons import PersistentButton
 from cogs.ui.modals import PersistentModal, build_modal, text_field
 from cogs.ui.notices import tell_member
@@ -26,11 +26,6 @@ from cogs.ui.suggestion_form import LANGUAGE_NAMES, read_form, suggestion_embed,
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizTutorBot
-
-
-def _guild(interaction: discord.Interaction) -> int:
-    assert interaction.guild_id is not None  # require_manage_server refuses DMs
-    return interaction.guild_id
 
 
 def review_embed(item: ReviewItem, locale: str) -> discord.Embed:
@@ -63,7 +58,7 @@ def review_view(suggestion_id: int, locale: str) -> discord.ui.View:
 async def show_queue(interaction: discord.Interaction) -> None:
     """The first pending suggestion (a new private message)."""
     locale = interaction_locale(interaction)
-    item = await services_of(interaction).suggestions.next_for_review(_guild(interaction))
+    item = await services_of(interaction).suggestions.next_for_review(guild_of(interaction))
     if item is None:
         await send_ephemeral(interaction, t("review.empty", locale))
         return
@@ -76,7 +71,9 @@ async def _show_next(interaction: discord.Interaction, done: str, after_id: int 
     """Replace the reviewed message with the next pending suggestion (or "none left");
     returns what follows `done` in its text."""
     locale = interaction_locale(interaction)
-    item = await services_of(interaction).suggestions.next_for_review(_guild(interaction), after_id)
+    item = await services_of(interaction).suggestions.next_for_review(
+        guild_of(interaction), after_id
+    )
     if item is None:
         tail = "\n" + t("review.empty", locale)
         await interaction.response.edit_message(
@@ -127,8 +124,8 @@ class SuggestionButton(PersistentButton, template=r"(?!)"):
         return cls(int(match["sid"]))
 
     async def pressed(self, interaction: discord.Interaction) -> None:
-        await require_manage_server(interaction)
-        await self.decide(interaction, _guild(interaction), interaction_locale(interaction))
+        guild_id = await require_manage_server(interaction)
+        await self.decide(interaction, guild_id, interaction_locale(interaction))
 
     async def decide(self, interaction: discord.Interaction, guild_id: int, locale: str) -> None:
         raise NotImplementedError
@@ -204,8 +201,7 @@ class EditModal(PersistentModal):
     async def submitted(
         cls, interaction: discord.Interaction, match: re.Match[str], values: dict[str, Any]
     ) -> None:
-        await require_manage_server(interaction)
-        guild_id = _guild(interaction)
+        guild_id = await require_manage_server(interaction)
         locale = interaction_locale(interaction)
         sid = int(match["sid"])
         services = services_of(interaction)
@@ -229,8 +225,7 @@ class RejectModal(PersistentModal):
     async def submitted(
         cls, interaction: discord.Interaction, match: re.Match[str], values: dict[str, Any]
     ) -> None:
-        await require_manage_server(interaction)
-        guild_id = _guild(interaction)
+        guild_id = await require_manage_server(interaction)
         locale = interaction_locale(interaction)
         sid = int(match["sid"])
         raw = values.get("reason")

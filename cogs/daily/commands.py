@@ -16,9 +16,11 @@ from bot.daily.analytics import class_report
 from bot.daily.jobs import DailyJobs
 from bot.daily.types import BUTTONS, REACTIONS
 from bot.outbox.rules import Owed
+from bot.outbox.store import item
 from bot.stats.charts import class_chart
 from cogs.common import (
     guild_locale,
+    guild_of,
     interaction_locale,
     manage_server,
     services_of,
@@ -66,8 +68,7 @@ class DailyCommands(commands.Cog):
 
     async def _admin(self, interaction: discord.Interaction) -> tuple[int, str, str | None]:
         """Checks Manage Server; returns (guild_id, locale, a pending "posting stopped" notice)."""
-        assert interaction.guild_id is not None  # `manage_server` refuses DMs
-        guild_id = interaction.guild_id
+        guild_id = guild_of(interaction)
         locale = interaction_locale(interaction)
         daily = services_of(interaction).daily
         config = await configs_store.get(daily.db, guild_id)
@@ -200,7 +201,8 @@ class DailyCommands(commands.Cog):
     @daily.command(name="off", description="Stop the daily question")
     async def off(self, interaction: discord.Interaction) -> None:
         guild_id, locale, notice = await self._admin(interaction)
-        if not await services_of(interaction).daily.configs.disable(guild_id):
+        services = services_of(interaction)
+        if not await configs_store.disable(services.db, guild_id, None, services.clock()):
             await self._reply(interaction, notice, t("daily.not_configured", locale))
             return
         self._jobs().unschedule_guild(guild_id)
@@ -248,7 +250,7 @@ class DailyCommands(commands.Cog):
             await self._reply(interaction, notice, retried or t("daily.nothing_open", locale))
             return
         text = t("daily.revealed", locale, correct=summary.correct, answered=summary.answered)
-        owed = await self._jobs().outbox.item(Owed.REVEAL, summary.post_id)
+        owed = await item(self._jobs().db, Owed.REVEAL, summary.post_id)
         if owed is not None and owed.delivered_at is None and owed.gave_up is None:
             text += "\n" + t("daily.reveal_owed", locale, next=discord_time(owed.due_at))
         # Discord may have refused the discussion thread just now: say so at once.

@@ -21,10 +21,9 @@ from bot.db.tables.daily import GuildDailyConfig
 from bot.learning.recall_rules import ACTIVE_DAYS
 from bot.quizbank import Question, Quiz, QuizBank, pick_locale
 from bot.quizbank.generated import GeneratedQuestion, template_of
-from cogs.ui.embeds import choice_lines, explanation_text
+from cogs.ui.embeds import choice_lines, explanation_text, question_text
 from cogs.ui.style import (
     BRAND_COLOUR,
-    EMBED_DESCRIPTION_MAX,
     EMBED_FIELD_MAX,
     LETTERS,
     RIGHT_COLOUR,
@@ -50,10 +49,8 @@ def daily_embed(
     shown = list(order) if order is not None else list(range(question.n_choices))
     embed = discord.Embed(
         title=t("daily.post_title", locale, day=day),
-        description=clip(
-            f"**{question.text('prompt', locale)}**\n\n"
-            + choice_lines(question, shown, locale, answer_marks(mode)),
-            EMBED_DESCRIPTION_MAX,
+        description=question_text(
+            question, locale, choice_lines(question, shown, locale, answer_marks(mode))
         ),
         colour=BRAND_COLOUR,
     )

@@ -36,6 +36,11 @@ def choice_lines(
     )
 
 
+def question_text(question: Question, locale: str, lines: str) -> str:
+    """An embed's description: the prompt in bold, then `lines` (its choices)."""
+    return clip(f"**{question.text('prompt', locale)}**\n\n" + lines, EMBED_DESCRIPTION_MAX)
+
+
 def references_text(question: Question) -> str:
     return "\n".join(f"[{clip(ref.title, 200)}]({ref.url})" for ref in question.references[:4])
 
@@ -67,10 +72,10 @@ def question_embed(
 ) -> discord.Embed:
     embed = discord.Embed(
         title=t("quiz.question_title", locale, number=number, total=total),
-        description=clip(
-            f"**{question.text('prompt', locale)}**\n\n"
-            + choice_lines(question, order, locale, [f"**{letter})**" for letter in LETTERS]),
-            EMBED_DESCRIPTION_MAX,
+        description=question_text(
+            question,
+            locale,
+            choice_lines(question, order, locale, [f"**{letter})**" for letter in LETTERS]),
         ),
         colour=BRAND_COLOUR,
     )
@@ -99,11 +104,7 @@ def answered_embed(
             marks.append(f"▫️ **{LETTERS[position]})**")
     embed = discord.Embed(
         title=t("quiz.question_title", locale, number=number, total=total),
-        description=clip(
-            f"**{question.text('prompt', locale)}**\n\n"
-            + choice_lines(question, order, locale, marks),
-            EMBED_DESCRIPTION_MAX,
-        ),
+        description=question_text(question, locale, choice_lines(question, order, locale, marks)),
         colour=RIGHT_COLOUR if right else WRONG_COLOUR,
     )
     verdict = (

@@ -146,10 +146,3 @@ async def handle_interaction_error(interaction: discord.Interaction, error: Exce
         await say_error(interaction, "error.internal")
     except discord.HTTPException:
         pass
-
-
-async def on_tree_error(
-    interaction: discord.Interaction, error: app_commands.AppCommandError
-) -> None:
-    """The command tree's error handler (`CommandTree.on_error`)."""
-    await handle_interaction_error(interaction, error)

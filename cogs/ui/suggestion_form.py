@@ -3,6 +3,7 @@ an admin's Edit; and how a suggestion looks in the review queue."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import discord
@@ -18,66 +19,38 @@ from cogs.ui.style import BRAND_COLOUR, EMBED_DESCRIPTION_MAX, EMBED_FIELD_MAX, 
 LANGUAGE_NAMES = {"id": "Bahasa Indonesia", "en": "English"}
 
 
+# The form's fields: (name, longest text, several lines, a hint under the label).
+FIELDS = (
+    ("prompt", PROMPT_MAX, True, False),
+    ("choices", CHOICES_TEXT_MAX, True, True),
+    ("answer", 3, False, True),
+    ("explanation", EXPLANATION_MAX, True, True),
+    ("language", LANGUAGE_MAX, False, True),
+)
+
+
 def suggestion_modal(
     custom_id: str, title: str, locale: str, form: SuggestionForm | None = None
 ) -> discord.ui.Modal:
-    return build_modal(
-        custom_id,
-        title,
-        [
-            text_field(
-                "prompt",
-                t("suggest.f_prompt", locale),
-                paragraph=True,
-                max_length=PROMPT_MAX,
-                default=form.prompt if form else None,
-            ),
-            text_field(
-                "choices",
-                t("suggest.f_choices", locale),
-                description=t("suggest.f_choices_hint", locale),
-                paragraph=True,
-                max_length=CHOICES_TEXT_MAX,
-                default=form.choices if form else None,
-            ),
-            text_field(
-                "answer",
-                t("suggest.f_answer", locale),
-                description=t("suggest.f_answer_hint", locale),
-                max_length=3,
-                default=form.answer if form else None,
-            ),
-            text_field(
-                "explanation",
-                t("suggest.f_explanation", locale),
-                description=t("suggest.f_explanation_hint", locale),
-                paragraph=True,
-                max_length=EXPLANATION_MAX,
-                default=form.explanation if form else None,
-            ),
-            text_field(
-                "language",
-                t("suggest.f_language", locale),
-                description=t("suggest.f_language_hint", locale),
-                max_length=LANGUAGE_MAX,
-                default=form.language if form else locale,
-            ),
-        ],
-    )
+    """Empty for a member's suggestion (in their language); prefilled for an admin's Edit."""
+    defaults = asdict(form) if form else {"language": locale}
+    fields = [
+        text_field(
+            name,
+            t(f"suggest.f_{name}", locale),
+            description=t(f"suggest.f_{name}_hint", locale) if hint else None,
+            paragraph=paragraph,
+            max_length=max_length,
+            default=defaults.get(name),
+        )
+        for name, max_length, paragraph, hint in FIELDS
+    ]
+    return build_modal(custom_id, title, fields)
 
 
 def read_form(values: dict[str, Any]) -> SuggestionForm:
-    def text(name: str) -> str:
-        value = values.get(name)
-        return value if isinstance(value, str) else ""
-
-    return SuggestionForm(
-        prompt=text("prompt"),
-        choices=text("choices"),
-        answer=text("answer"),
-        explanation=text("explanation"),
-        language=text("language"),
-    )
+    texts = {name: values.get(name) for name, *_ in FIELDS}
+    return SuggestionForm(**{k: v if isinstance(v, str) else "" for k, v in texts.items()})
 
 
 def suggestion_embed(

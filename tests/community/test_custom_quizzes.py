@@ -7,13 +7,13 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from bot.common.errors import UserError
+from bot.community import custom_quizzes_store
 from bot.community.custom_quizzes import (
     MAX_QUIZZES_PER_GUILD,
-    add_custom_quiz,
     conflicts,
-    guild_quiz_ids,
     load_custom_quizzes,
     remove_custom_quiz,
+    upload_quiz,
 )
 from bot.db.database import Database
 from bot.db.tables.quiz import CustomQuiz
@@ -43,8 +43,8 @@ async def test_stored_quizzes_load_at_start_and_a_broken_one_is_skipped(
     bank: QuizBank, open_db: Callable[[], Awaitable[Database]]
 ) -> None:
     db = await open_db()
-    await add_custom_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("ours", "ou"))
-    await add_custom_quiz(db, bank, OTHER, ADMIN, "b.yaml", quiz_text("theirs", "th"))
+    await upload_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("ours", "ou"))
+    await upload_quiz(db, bank, OTHER, ADMIN, "b.yaml", quiz_text("theirs", "th"))
     # An upload that no longer validates (e.g. after a schema change) and one whose id a
     # shipped quiz took since: written straight into the table.
     async with db.session() as session:
@@ -78,7 +78,7 @@ async def test_restarted_bot_still_offers_an_uploaded_quiz(
 ) -> None:
     fake = discord_fake
     async with start_bot() as bot:
-        await add_custom_quiz(
+        await upload_quiz(
             bot.services.db,
             bot.services.bank,
             fake.guild.id,
@@ -92,30 +92,30 @@ async def test_restarted_bot_still_offers_an_uploaded_quiz(
 
 
 async def test_replace_remove_and_limits(bank: QuizBank, db: Database) -> None:
-    quiz, replaced = await add_custom_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qq"))
-    assert (quiz.id, replaced) == ("q", False)
+    added = await upload_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qq"))
+    assert (added.quiz.id, added.replaced) == ("q", False)
     # Replacing its own quiz: its ids are not conflicts; a new question id set is fine.
-    quiz, replaced = await add_custom_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qn"))
-    assert replaced and bank.quiz("q").questions[0].id == "qn-01"
+    added = await upload_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qn"))
+    assert added.replaced and bank.quiz("q").questions[0].id == "qn-01"
     assert conflicts(bank, make_quiz("q", [0], prefix="qn"), GUILD) == []
     assert conflicts(bank, make_quiz("q", [0], prefix="qn"), OTHER) == ["q", "qn-01"]
     assert conflicts(bank, make_quiz("new", [0], prefix="mx"), GUILD) == ["mx-01"]
 
     with pytest.raises(UserError) as refused:
-        await add_custom_quiz(db, bank, OTHER, ADMIN, "a.yaml", quiz_text("q", "zz"))
+        await upload_quiz(db, bank, OTHER, ADMIN, "a.yaml", quiz_text("q", "zz"))
     # Another server's quiz id: refused, counted, not named.
     assert refused.value.key == "admin.id_taken_elsewhere" and refused.value.params == {"count": 1}
 
     for n in range(MAX_QUIZZES_PER_GUILD - 1):
-        await add_custom_quiz(db, bank, GUILD, ADMIN, "n.yaml", quiz_text(f"n{n}", f"n{n}"))
+        await upload_quiz(db, bank, GUILD, ADMIN, "n.yaml", quiz_text(f"n{n}", f"n{n}"))
     with pytest.raises(UserError) as refused:
-        await add_custom_quiz(db, bank, GUILD, ADMIN, "x.yaml", quiz_text("x", "xx"))
+        await upload_quiz(db, bank, GUILD, ADMIN, "x.yaml", quiz_text("x", "xx"))
     assert refused.value.key == "admin.too_many"
     # Replacing one at the limit is still allowed.
-    await add_custom_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qq"))
+    await upload_quiz(db, bank, GUILD, ADMIN, "a.yaml", quiz_text("q", "qq"))
 
     await remove_custom_quiz(db, bank, GUILD, "q")
-    assert "q" not in bank.quizzes and "q" not in await guild_quiz_ids(db, GUILD)
+    assert "q" not in bank.quizzes and "q" not in await custom_quizzes_store.ids_of(db, GUILD)
     with pytest.raises(UserError) as refused:
         await remove_custom_quiz(db, bank, GUILD, "mixed")
     assert refused.value.key == "admin.no_such_quiz"
@@ -130,14 +130,14 @@ async def test_invalid_upload_lists_problems_briefly_and_stores_nothing(
     for n in range(30):
         lines += [f"  - id: x-{n:02d}", "    '```': 1"]
     with pytest.raises(UserError) as refused:
-        await add_custom_quiz(db, bank, GUILD, ADMIN, "x.yaml", "\n".join(lines).encode())
+        await upload_quiz(db, bank, GUILD, ADMIN, "x.yaml", "\n".join(lines).encode())
     assert refused.value.key == "admin.invalid_quiz"
     problems = refused.value.params["problems"]
     assert "```" not in problems
     assert len(problems) <= 1500
     assert problems.startswith("x.yaml:5: questions[0]")
     assert problems.endswith("\n(+135)")  # 150 problems, 15 shown
-    assert await guild_quiz_ids(db, GUILD) == []
+    assert await custom_quizzes_store.ids_of(db, GUILD) == []
     assert "x" not in bank.quizzes
 
 
@@ -145,7 +145,7 @@ async def test_a_servers_quiz_stays_in_that_server(bank: QuizBank, db: Database)
     from bot.daily.service import DailyService
     from bot.quiz.sessions import QuizSessions
 
-    await add_custom_quiz(db, bank, GUILD, ADMIN, "p.yaml", quiz_text("private", "pv"))
+    await upload_quiz(db, bank, GUILD, ADMIN, "p.yaml", quiz_text("private", "pv"))
     sessions = QuizSessions(db, bank)
     elsewhere = await sessions.start(1, OTHER, None, None, "en")
     assert elsewhere.question_ids and not any(q.startswith("pv-") for q in elsewhere.question_ids)

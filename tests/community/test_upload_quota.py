@@ -11,7 +11,6 @@ from bot.common.i18n import t
 from bot.community import custom_quizzes_store
 from bot.community.custom_quizzes import (
     MAX_BYTES_PER_GUILD,
-    guild_quiz_ids,
     load_custom_quizzes,
     upload_quiz,
 )
@@ -55,7 +54,7 @@ async def test_an_import_larger_than_the_bot_reads_back_is_refused(
     )
     assert f"berkas kuis {size} KiB" in t(refused.value.key, "id", **refused.value.params)
     # Nothing stored, so nothing is skipped at the next start either.
-    assert await guild_quiz_ids(db, GUILD) == []
+    assert await custom_quizzes_store.ids_of(db, GUILD) == []
     assert await load_custom_quizzes(db, QuizBank([])) == []
 
     # Half of it fits, and loads again as it will at a start.
@@ -86,7 +85,7 @@ async def test_a_servers_uploads_stay_within_its_byte_quota(bank: QuizBank, db: 
     assert t("admin.quota_full", "id", **params).startswith(
         "Kuis server ini paling banyak 2048 KiB seluruhnya: 2048 KiB sudah terpakai"
     )
-    assert "q" not in await guild_quiz_ids(db, GUILD)
+    assert "q" not in await custom_quizzes_store.ids_of(db, GUILD)
     # Replacing a stored quiz counts the new file in place of the old one.
     added = await upload_quiz(db, bank, GUILD, ADMIN, "fill0.yaml", quiz_text("fill0"))
     assert added.replaced and bank.owner_of("fill0") == GUILD

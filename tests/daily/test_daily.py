@@ -27,12 +27,14 @@ async def posted(
     daily: DailyService, day: date = DAY, message_id: int = 500, question: str = "mx-01"
 ) -> OpenPost:
     """Claim, "post" and return the open post of `day`."""
-    post = await daily.posts.claim(
+    post = await posts_store.claim(
+        daily.db,
         GUILD,
         day,
         question,
         CHANNEL,
         datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=23),
+        daily.clock(),
     )
     assert post is not None and post.id is not None
     await daily.posts.set_message(post.id, message_id)
@@ -86,7 +88,7 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
     assert status.next_post_at == datetime(2026, 5, 1, 2, 30, tzinfo=UTC)
     assert [c.guild_id for c in await configs_store.enabled(daily.db)] == [GUILD]
 
-    assert await daily.configs.disable(GUILD, reason=StopReason.FORBIDDEN)
+    assert await configs_store.disable(daily.db, GUILD, StopReason.FORBIDDEN, daily.clock())
     status = await daily.configs.status(GUILD)
     assert status is not None and status.next_post_at is None
     assert (status.config.enabled, status.config.disabled_reason, status.config.admin_notified) == (
@@ -102,7 +104,7 @@ async def test_configure_status_disable_and_reconfigure(daily: DailyService) -> 
     await daily.configs.configure(GUILD, CHANNEL, "08:00", "Asia/Jakarta")
     config = await configs_store.get(daily.db, GUILD)
     assert config is not None and config.enabled and config.disabled_reason is None
-    assert not await daily.configs.disable(999)
+    assert not await configs_store.disable(daily.db, 999, None, daily.clock())
 
 
 async def test_exactly_one_post_per_day_across_two_processes(
@@ -112,26 +114,36 @@ async def test_exactly_one_post_per_day_across_two_processes(
     reveal = NOW + timedelta(hours=23)
     claims = await asyncio.gather(
         *(
-            service.posts.claim(GUILD, DAY, "mx-01", CHANNEL, reveal)
+            posts_store.claim(service.db, GUILD, DAY, "mx-01", CHANNEL, reveal, service.clock())
             for _ in range(5)
             for service in (daily, other)
         )
     )
     assert sum(claim is not None for claim in claims) == 1
     # Another guild and another day are independent.
-    assert await other.posts.claim(2, DAY, "mx-01", CHANNEL, reveal) is not None
     assert (
-        await daily.posts.claim(GUILD, DAY + timedelta(days=1), "mx-02", CHANNEL, reveal)
+        await posts_store.claim(other.db, 2, DAY, "mx-01", CHANNEL, reveal, other.clock())
+        is not None
+    )
+    assert (
+        await posts_store.claim(
+            daily.db, GUILD, DAY + timedelta(days=1), "mx-02", CHANNEL, reveal, daily.clock()
+        )
         is not None
     )
 
 
 async def test_release_claim_lets_the_day_be_claimed_again(daily: DailyService) -> None:
-    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1))
+    post = await posts_store.claim(
+        daily.db, GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1), daily.clock()
+    )
     assert post is not None and post.id is not None
     await posts_store.release_claim(daily.db, post.id)
     assert (
-        await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1)) is not None
+        await posts_store.claim(
+            daily.db, GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=1), daily.clock()
+        )
+        is not None
     )
 
 
@@ -275,7 +287,7 @@ async def test_the_choice_rotates_through_the_topic(daily: DailyService) -> None
         day = DAY + timedelta(days=offset)
         question = (await daily.posts.choose(GUILD, day, "accum")).question_id
         assert question == (await daily.posts.choose(GUILD, day, "accum")).question_id
-        await daily.posts.claim(GUILD, day, question, CHANNEL, NOW)
+        await posts_store.claim(daily.db, GUILD, day, question, CHANNEL, NOW, daily.clock())
         picked.append(question)
     assert sorted(picked) == ["ac-01", "ac-02", "ac-03"]
 
@@ -286,8 +298,8 @@ async def test_guild_overview(daily: DailyService) -> None:
     await daily.answers.record(first, 2, WRONG)
     second = await posted(daily, DAY + timedelta(days=1), 801, "mx-02")
     await daily.answers.record(second, 1, 1)
-    await daily.posts.claim(
-        GUILD, DAY + timedelta(days=2), "mx-03", CHANNEL, NOW
+    await posts_store.claim(
+        daily.db, GUILD, DAY + timedelta(days=2), "mx-03", CHANNEL, NOW, daily.clock()
     )  # nobody answered
     overview = await analytics_store.guild_overview(daily.db, GUILD, 14)
     assert [(d.day.day, d.question_id, d.answered, d.correct) for d in overview.days] == [

@@ -43,7 +43,9 @@ async def run_day(
         question = choice.question_id
     reason = choice.reason.to_dict() if choice else None
     reveal = clock.now + timedelta(hours=20)
-    post = await daily.posts.claim(guild_id, day, question, CHANNEL, reveal, reason)
+    post = await posts_store.claim(
+        daily.db, guild_id, day, question, CHANNEL, reveal, daily.clock(), reason
+    )
     assert post is not None and post.id is not None
     message_id = 1000 * guild_id + (day - DAY).days
     await daily.posts.set_message(post.id, message_id)
@@ -110,7 +112,9 @@ async def test_k_is_capped_by_the_number_of_questions(daily: DailyService, clock
         clock.now = START + timedelta(days=offset)
         choice = await daily.posts.choose(GUILD, day, "accum", 30)
         assert choice.reason.window == 2
-        await daily.posts.claim(GUILD, day, choice.question_id, CHANNEL, clock.now)
+        await posts_store.claim(
+            daily.db, GUILD, day, choice.question_id, CHANNEL, clock.now, daily.clock()
+        )
         picked.append(choice.question_id)
     assert sorted(picked[:3]) == sorted(picked[3:]) == ["ac-01", "ac-02", "ac-03"]
     assert window_days(30, 1) == 0 and window_days(5, 100) == 5
@@ -146,7 +150,9 @@ async def test_without_cards_the_daily_accuracy_decides(daily: DailyService, clo
     assert first.question_id == "mx-02"
     assert (first.reason.rule, first.reason.basis, first.reason.n) == (WEAK, ANSWERS, 3)
     assert first.reason.recall == pytest.approx(1 / 3, abs=1e-4)
-    await daily.posts.claim(GUILD, DAY + timedelta(days=10), "mx-02", CHANNEL, clock.now)
+    await posts_store.claim(
+        daily.db, GUILD, DAY + timedelta(days=10), "mx-02", CHANNEL, clock.now, daily.clock()
+    )
     clock.now = START + timedelta(days=11)
     second = await daily.posts.choose(GUILD, DAY + timedelta(days=11), None, 5)
     assert second.question_id == "ac-01"

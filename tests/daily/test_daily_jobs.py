@@ -140,7 +140,7 @@ async def test_post_claim_grade_and_reveal(
     assert len(publisher.posts) == 1
 
     clock.now = post.reveal_at
-    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(post.id)
     [summary] = publisher.reveals
     assert (summary.answered, summary.correct) == (2, 1)
     # The distribution is kept per choice as written in the file.
@@ -149,7 +149,7 @@ async def test_post_claim_grade_and_reveal(
     assert summary.distribution[order[right]] == 1 and summary.distribution[order[wrong]] == 1
     assert summary.correct_choice == order[right]
     assert jobs.scheduler.get_job(reveal_job_id(post.id)) is None  # type: ignore[arg-type]
-    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(post.id)
     assert len(publisher.reveals) == 1  # revealed once
     assert await jobs.reactions.on_reaction(mid, CH1, 4, ANSWER_EMOJI[right]) is None  # closed
 

@@ -15,6 +15,7 @@ from bot.common.errors import StopReason
 from bot.daily import configs_store, posts_store
 from bot.daily.jobs import DailyJobs
 from bot.daily.posts import DailyPosts
+from bot.daily.questions import post_question
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
 from bot.daily.types import BUTTONS, REACTIONS, AnswerStatus, shown_position
@@ -23,6 +24,7 @@ from bot.db.tables.daily import DailyAnswer
 from bot.db.tables.outbox import Outbox
 from bot.db.tables.review import ReviewCard
 from bot.demos.generated import InstancePool
+from bot.outbox import store
 from bot.outbox.rules import Owed
 from bot.quizbank import QuizBank
 from bot.quizbank.generated import GeneratedQuestion, template_key
@@ -81,7 +83,9 @@ async def test_each_post_keeps_its_order_and_older_posts_keep_file_order(
     assert len(orders) > 1  # shuffled per post (8 posts in one order: 1 in 3^7)
 
     # A post made before the shuffle (no stored order) shows and grades in file order.
-    old = await daily.posts.claim(G1, DAY1 - timedelta(days=30), "mx-02", CH1, T0 + timedelta(9))
+    old = await posts_store.claim(
+        daily.db, G1, DAY1 - timedelta(days=30), "mx-02", CH1, T0 + timedelta(9), daily.clock()
+    )
     assert old is not None and old.id is not None
     old = await daily.posts.set_message(old.id, 4242)
     cached = await daily.answers.post_by_message(4242, CH1)
@@ -98,8 +102,8 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     await jobs.run_post_job(G1)
     post = await post_of(daily, G1, DAY1)
     clock.now = post.reveal_at
-    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
-    await jobs.run_reveal_job(post.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(post.id)
+    await jobs.run_reveal_job(post.id)
     await jobs.run_outbox_job()
     assert publisher.events.count(("discussion", post.message_id)) == 1
     kinds = [e[0] for e in publisher.events]
@@ -112,11 +116,11 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     second = await post_of(daily, G1, DAY2)
     publisher.refuse[CH1] = StopReason.FORBIDDEN
     clock.now = second.reveal_at
-    await jobs.run_reveal_job(second.id)  # type: ignore[arg-type]
+    await jobs.run_reveal_job(second.id)
     config = await configs_store.get(daily.db, G1)
     assert config is not None and config.enabled and not config.discussion
     assert config.disabled_reason == StopReason.THREADS_FORBIDDEN and not config.admin_notified
-    item = await jobs.outbox.item(Owed.DISCUSSION, second.id)  # type: ignore[arg-type]
+    item = await store.item(jobs.db, Owed.DISCUSSION, second.id)  # type: ignore[arg-type]
     assert item is not None and item.gave_up == StopReason.FORBIDDEN
     assert publisher.events.count(("discussion", second.message_id)) == 0
 
@@ -125,8 +129,8 @@ async def test_the_discussion_thread_is_owed_once_and_a_refusal_turns_it_off(
     await jobs.run_post_job(G1)
     third = await post_of(daily, G1, DAY2 + timedelta(days=1))
     clock.now = third.reveal_at
-    await jobs.run_reveal_job(third.id)  # type: ignore[arg-type]
-    assert await jobs.outbox.item(Owed.DISCUSSION, third.id) is None  # type: ignore[arg-type]
+    await jobs.run_reveal_job(third.id)
+    assert await store.item(jobs.db, Owed.DISCUSSION, third.id) is None  # type: ignore[arg-type]
 
 
 class TakenMeanwhile:
@@ -160,7 +164,9 @@ async def test_a_generated_daily_post_is_graded_by_its_stored_instance(
     await configure(daily, topic="fmt", repeat_after=2)
     # The written questions were posted the last two days: the template is due today.
     for back, question_id in ((2, "fm-01"), (1, "fm-02")):
-        old = await daily.posts.claim(G1, DAY1 - timedelta(back), question_id, CH1, T0)
+        old = await posts_store.claim(
+            daily.db, G1, DAY1 - timedelta(back), question_id, CH1, T0, daily.clock()
+        )
         assert old is not None and old.id is not None
         await daily.settling.settle(old.id, T0 - timedelta(days=back))
     pool = daily.posts.pool
@@ -176,7 +182,7 @@ async def test_a_generated_daily_post_is_graded_by_its_stored_instance(
     await jobs.run_post_job(G1)
     post = await post_of(daily, G1, DAY1)
     assert post.question_id == FP16 and post.instance is not None and post.id is not None
-    question = daily.posts.question_of(post)
+    question = post_question(daily.bank, post.question_id, post.instance)
     assert isinstance(question, GeneratedQuestion) and question.template == "fp16-round"
     assert post.choice_order is not None
     right = shown_position(post.choice_order, question.answer)

@@ -21,6 +21,7 @@ from bot.db.tables.daily import DailyPost
 from bot.db.tables.outbox import Outbox
 from bot.db.tables.review import ReviewCard
 from bot.discord.client import QuizTutorBot
+from bot.outbox import store
 from bot.outbox.rules import Owed
 from testkit.standin import FakeMessage
 from testkit.standin.models import CREATE_PUBLIC_THREADS
@@ -247,7 +248,7 @@ async def owe_again(bot: QuizTutorBot, post_id: int, *, delivered: bool = True) 
 
 
 async def jobs_item(bot: QuizTutorBot, post_id: int) -> Outbox | None:
-    return await (await started(bot)).outbox.item(Owed.DISCUSSION, post_id)
+    return await store.item((await started(bot)).db, Owed.DISCUSSION, post_id)
 
 
 async def test_a_refused_thread_tells_the_admin_and_the_daily_question_goes_on(

@@ -46,7 +46,9 @@ async def two_days(service: DailyService, guild_id: int) -> tuple[int, int]:
     ids = []
     for index, (day, question) in enumerate(zip((D1, D2), QUESTIONS, strict=True)):
         at = datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=9)
-        post = await service.posts.claim(guild_id, day, question, 10, at + timedelta(hours=20))
+        post = await posts_store.claim(
+            service.db, guild_id, day, question, 10, at + timedelta(hours=20), service.clock()
+        )
         assert post is not None and post.id is not None
         message_id = guild_id * 10 + index
         await service.posts.set_message(post.id, message_id, at)

@@ -15,6 +15,7 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlmodel import select
 
+from bot.daily import posts_store
 from bot.daily.service import DailyService
 from bot.db.database import Database, alembic_config
 from bot.db.tables.daily import DailyPost, MemberStats
@@ -38,8 +39,14 @@ async def two_posts(service: DailyService, guild_id: int) -> list[int]:
     """Posts of D1 and D2 in one guild, both answered right by OLD and NEW."""
     ids = []
     for index, day in enumerate((D1, D2)):
-        post = await service.posts.claim(
-            guild_id, day, "mx-01", 10, datetime.combine(day, datetime.min.time(), UTC)
+        post = await posts_store.claim(
+            service.db,
+            guild_id,
+            day,
+            "mx-01",
+            10,
+            datetime.combine(day, datetime.min.time(), UTC),
+            service.clock(),
         )
         assert post is not None and post.id is not None
         message_id = guild_id * 10 + index

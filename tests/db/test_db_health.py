@@ -17,9 +17,10 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from bot.common.errors import SetupError
+from bot.common.redact import redact_text
 from bot.db.backup import backup
 from bot.db.database import Database, alembic_config
-from bot.db.health import check_url, diagnose, redact, scrub
+from bot.db.health import check_url, diagnose, scrub
 from testkit.processes import ROOT
 from testkit.standin.server import FakeDiscord
 
@@ -92,8 +93,8 @@ def test_sqlite_locations_that_cannot_hold_a_database(
 
 def test_redact_hides_the_password_even_when_the_url_does_not_parse() -> None:
     url = f"postgresql+asyncpg://qt:{SECRET}@db:5432/qt"
-    assert redact(url) == "postgresql+asyncpg://qt:***@db:5432/qt"
-    assert SECRET not in redact(f"nonsense://qt:{SECRET}@db/qt ?")
+    assert redact_text(url) == "postgresql+asyncpg://qt:***@db:5432/qt"
+    assert SECRET not in redact_text(f"nonsense://qt:{SECRET}@db/qt ?")
     assert scrub(f"failed for {SECRET}", url) == "failed for ***"
 
 

@@ -12,6 +12,7 @@ from bot.daily.jobs import DailyJobs
 from bot.daily.service import DailyService
 from bot.daily.types import RevealSummary
 from bot.db.tables.daily import DailyPost
+from bot.outbox import store
 from bot.outbox.rules import LEASE, Owed
 from bot.quizbank import Question
 from testkit.times import Clock
@@ -65,7 +66,7 @@ async def test_a_reveal_taken_by_discord_before_a_crash_is_found_not_sent_again(
     assert await restarted.run_outbox_job() == 1
     assert len(publisher.reveals) == 1
     assert finds(publisher) == [("find_reveal", post.message_id)]
-    done = await restarted.outbox.item(Owed.REVEAL, owed.post_id)
+    done = await store.item(restarted.db, Owed.REVEAL, owed.post_id)
     assert done is not None and done.delivered_at is not None
     assert done.message_id == publisher.replies[0][1]
     assert await restarted.outbox.pending(G1) == []

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
+from bot.daily import posts_store
 from bot.daily.analytics_store import class_analytics
 from bot.daily.choice_store import signals_of
 from bot.daily.service import DailyService
@@ -116,7 +117,9 @@ async def history(daily: DailyService) -> list[int]:
     ids = []
     for index, (day, question) in enumerate(zip(DAYS, ("mx-01", "mx-02", "mx-03"), strict=True)):
         at = datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=9)
-        post = await daily.posts.claim(GUILD, day, question, 10, at + timedelta(hours=20))
+        post = await posts_store.claim(
+            daily.db, GUILD, day, question, 10, at + timedelta(hours=20), daily.clock()
+        )
         assert post is not None and post.id is not None
         await daily.posts.set_message(post.id, 900 + index, at)
         found = await daily.answers.post_by_message(900 + index)

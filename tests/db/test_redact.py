@@ -7,7 +7,7 @@ import pytest
 
 from bot.common.errors import SetupError
 from bot.common.redact import redact_text
-from bot.db.health import check_url, pg_dump_command, redact, scrub
+from bot.db.health import check_url, pg_dump_command, scrub
 
 
 @pytest.mark.parametrize(
@@ -31,7 +31,7 @@ from bot.db.health import check_url, pg_dump_command, redact, scrub
     ],
 )
 def test_passwords_with_an_unencoded_at_or_a_space_are_hidden(url: str, shown: str) -> None:
-    assert redact(url) == shown
+    assert redact_text(url) == shown
     assert (
         redact_text(f"error: cannot open {url}: refused") == f"error: cannot open {shown}: refused"
     )

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from bot.common.schedule import local_day
 from bot.common.times import utcnow
+from bot.daily import posts_store
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.quizbank.generated import GeneratedQuestion, template_key
 from testkit.standin.server import FakeDiscord
@@ -62,8 +63,14 @@ async def test_a_generated_daily_post_is_graded_and_revealed_with_its_stored_ins
         # Yesterday asked the written question: with a window of one day, today's is the
         # template (its instance ready in the pool).
         today = local_day(utcnow(), ZoneInfo(zone))
-        old = await daily.posts.claim(
-            fake.guild.id, today - timedelta(days=1), "ge-01", fake.channel2.id, utcnow()
+        old = await posts_store.claim(
+            daily.db,
+            fake.guild.id,
+            today - timedelta(days=1),
+            "ge-01",
+            fake.channel2.id,
+            utcnow(),
+            daily.clock(),
         )
         assert old is not None and old.id is not None
         await daily.settling.settle(old.id)

@@ -17,6 +17,7 @@ from sqlalchemy import text, update
 from sqlmodel import col, select
 
 from bot.common.times import utcnow
+from bot.daily.questions import post_question
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.db.tables.quiz import QuizResult, QuizSession
 from bot.demos.runner import DemoFailed, DemoRunner
@@ -228,7 +229,7 @@ async def test_reaction_emoji_beyond_the_choices_is_not_an_answer(
             rows = (await conn.execute(text("SELECT user_id, choice FROM daily_answer"))).all()
         # The custom emoji never reaches the driver (the cog drops it): 2 events seen.
         # Stored as the choice as written (the letter he saw is `right` in the post's order).
-        question = bot.services.daily.posts.question_of(post)
+        question = post_question(bot.services.daily.bank, post.question_id, post.instance)
         assert question is not None
         assert [tuple(r) for r in rows] == [(bob.id, question.answer)]
         assert len(fake.messages(fake.channel2)) == 1  # no reply to anyone

@@ -16,6 +16,7 @@ from fsrs import Scheduler
 from sqlmodel import col, select
 
 from bot.common.times import as_utc
+from bot.daily import posts_store
 from bot.daily.choice_store import signals_of
 from bot.daily.service import DailyService
 from bot.db.database import Database
@@ -124,8 +125,8 @@ async def day(
 ) -> None:
     clock.now = START + timedelta(days=offset)
     post_day = clock.now.date()
-    post = await daily.posts.claim(
-        guild_id, post_day, question, 10, clock.now + timedelta(hours=20)
+    post = await posts_store.claim(
+        daily.db, guild_id, post_day, question, 10, clock.now + timedelta(hours=20), daily.clock()
     )
     assert post is not None and post.id is not None
     message_id = guild_id * 1000 + int(offset * 10)

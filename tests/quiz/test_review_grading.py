@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import select
 
+from bot.daily import posts_store
 from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.db.tables.review import ReviewCard, ReviewLog
@@ -69,7 +70,9 @@ async def test_settled_daily_answers_update_cards_once(
     daily: DailyService, db: Database, bank: QuizBank, open_db: Callable[[], Awaitable[Database]]
 ) -> None:
     other = DailyService(await open_db(), bank, clock=lambda: NOW)
-    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    post = await posts_store.claim(
+        daily.db, GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20), daily.clock()
+    )
     assert post is not None and post.id is not None
     await daily.posts.set_message(post.id, 500)
     found = await daily.answers.post_by_message(500)
@@ -133,7 +136,9 @@ async def test_a_settle_that_dies_before_commit_leaves_cards_untouched_and_retri
     no card moved; the next settle applies each answer once."""
     import bot.daily.settle_store as settling
 
-    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    post = await posts_store.claim(
+        daily.db, GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20), daily.clock()
+    )
     assert post is not None and post.id is not None
     await daily.posts.set_message(post.id, 500)
     found = await daily.answers.post_by_message(500)
@@ -164,7 +169,9 @@ async def test_cards_a_crash_left_out_of_a_settled_day_are_applied_once_at_start
     applies its answers, each once."""
     import bot.daily.settling as settling
 
-    post = await daily.posts.claim(GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20))
+    post = await posts_store.claim(
+        daily.db, GUILD, DAY, "mx-01", CHANNEL, NOW + timedelta(hours=20), daily.clock()
+    )
     assert post is not None and post.id is not None
     await daily.posts.set_message(post.id, 500)
     found = await daily.answers.post_by_message(500)

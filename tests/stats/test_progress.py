@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from fsrs import Rating
 
+from bot.daily import posts_store
 from bot.daily.service import DailyService
 from bot.db.database import Database
 from bot.learning.review_rules import review
@@ -30,7 +31,9 @@ def full_bank(bank: QuizBank) -> QuizBank:
 
 
 async def daily_answer(daily: DailyService, day: date, question: str, choice: int) -> int:
-    post = await daily.posts.claim(GUILD, day, question, CHANNEL, NOW + timedelta(hours=20))
+    post = await posts_store.claim(
+        daily.db, GUILD, day, question, CHANNEL, NOW + timedelta(hours=20), daily.clock()
+    )
     assert post is not None and post.id is not None
     await daily.posts.set_message(post.id, 500 + day.day)
     found = await daily.answers.post_by_message(500 + day.day)

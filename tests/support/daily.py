@@ -11,6 +11,7 @@ from typing import Any
 from sqlmodel import select
 
 from bot.daily.jobs import DailyJobs
+from bot.daily.questions import post_question
 from bot.daily.reaction_rules import ANSWER_EMOJI
 from bot.daily.service import DailyService
 from bot.daily.types import BUTTONS, shown_position
@@ -91,7 +92,7 @@ async def the_post(bot: QuizTutorBot, message_id: int) -> DailyPost:
 def choices_of(bot: QuizTutorBot, post: DailyPost) -> tuple[int, int, int]:
     """(number of choices, the right choice, a wrong choice) of the post's question, as
     shown on the post (positions: the letters members react or press with)."""
-    question = bot.services.daily.posts.question_of(post)
+    question = post_question(bot.services.daily.bank, post.question_id, post.instance)
     assert question is not None
     n = question.n_choices
     right = shown_position(post.choice_order, question.answer)

@@ -109,8 +109,3 @@ def to_discord(text: str, fmt: TextFormat) -> Converted:
         return html_to_markdown("<br>".join(text.splitlines()))
     images = [PLUGINFILE] if PLUGINFILE in text else []
     return Converted(text.strip(), images)
-
-
-def one_line(text: str) -> str:
-    """A choice is one line on screen: its line breaks become spaces."""
-    return " ".join(part.strip() for part in text.splitlines() if part.strip())
