@@ -43,7 +43,7 @@ CHOICE_FOLD_S = 0.1
 _folding: set[asyncio.Task[int]] = set()
 
 
-async def _fold_briefly(db: Database, guild_id: int, now: datetime) -> None:
+async def fold_briefly(db: Database, guild_id: int, now: datetime) -> None:
     """`recall_store.fold` for at most CHOICE_FOLD_S: it starts no chunk after that, and
     the choice does not wait for the chunk in flight (nor for the write lock it waits
     on); what is left is folded later (the backfill, the next settle or choice)."""
@@ -201,8 +201,8 @@ async def choice_inputs(
     scheduler: Scheduler = SCHEDULER,
 ) -> tuple[list[tuple[date, str]], int, dict[str, Signal]]:
     """What `bot.daily.choice_rules.choose` needs: the server's history before `day`, its
-    active members and their signal on each question not posted within the window."""
-    await _fold_briefly(db, guild_id, now)
+    active members and their signal on each question not posted within the window (from
+    the sums as they are: `fold_briefly` first)."""
     async with db.session() as session:
         history = await history_of(session, guild_id, day)
         recent = recent_questions(history, day, window_days(repeat_after, len(questions)))

@@ -11,6 +11,7 @@ the written questions. Every post's choices are shuffled once, the order stored.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -94,8 +95,12 @@ class DailyPosts:
         """The day's question and why: not posted within K days, the one the server's
         active members are weakest at, ties by the seeded rotation (`bot.daily.choice_rules`).
         `templates`: the keys (gen:NAME) of templates that may be asked too."""
+        # The class's new members folded in and the server's settled day on its cards,
+        # each within its budget, side by side.
+        waits: list[Awaitable[None]] = [choice_store.fold_briefly(self.db, guild_id, self.clock())]
         if self.before_choice is not None:
-            await self.before_choice(guild_id)
+            waits.append(self.before_choice(guild_id))
+        await asyncio.gather(*waits)
         # All quizzes this server may see: shipped ones and its own, never another's.
         questions = sorted({q.id for q in self.bank.visible_questions(guild_id, topic)})
         questions += sorted(set(templates))

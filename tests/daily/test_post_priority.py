@@ -22,7 +22,10 @@ from tests.support.driver import DAY1, G1, configure
 MEMBERS = 4000
 # Cards per member: each of the fold's transactions reads them all (tens of ms apiece).
 QUESTIONS = tuple(f"old-{k:02d}" for k in range(20))
-BUDGET_S = 0.5  # `/daily now`, to its reply
+# `/daily now`'s budget is 500 ms to its reply (the scale_wire bench holds it: ~0.2 s
+# here on an idle machine); the test allows for a loaded CI machine and still fails
+# without the priority, where the post waited ~5 s behind the fold's transactions.
+BUDGET_S = 2.0
 
 
 async def uncounted(daily: DailyService) -> int:
