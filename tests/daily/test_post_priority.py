@@ -6,6 +6,8 @@ within its budget, and the fold still counts every member."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from sqlalchemy import func, select
@@ -39,8 +41,21 @@ async def uncounted(daily: DailyService) -> int:
 
 @pytest.mark.sqlite_only
 async def test_a_post_writes_before_the_background_fold_which_still_counts_everyone(
-    daily: DailyService, jobs: DailyJobs, clock: Clock
+    daily: DailyService, jobs: DailyJobs, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The post's writes: no fold transaction commits between their start and their end
+    # (the one in flight when they come is waited for first).
+    urgent = daily.db.priority.urgent
+    folded_meanwhile: list[int] = []
+
+    @asynccontextmanager
+    async def watched() -> AsyncIterator[None]:
+        async with urgent():
+            before = await uncounted(daily)
+            yield
+            folded_meanwhile.append(before - await uncounted(daily))
+
+    monkeypatch.setattr(daily.db.priority, "urgent", watched)
     await configure(daily, G1)
     await upgraded_server(daily.db, G1, range(1, MEMBERS + 1), QUESTIONS, clock())
     backfill = ClassBackfill(daily.db, clock)  # as the bot starts it
@@ -51,6 +66,7 @@ async def test_a_post_writes_before_the_background_fold_which_still_counts_every
         took = time.perf_counter() - started
         assert result.created and result.post is not None and result.post.day == DAY1
         assert took < BUDGET_S, f"the post took {took:.2f} s"
+        assert folded_meanwhile == [0]
         # It came while the fold was still writing.
         assert await uncounted(daily) > 0
         await backfill.done()
