@@ -73,7 +73,8 @@ async def test_a_post_writes_before_the_background_fold_which_still_counts_every
     finally:
         await backfill.close()
     assert await uncounted(daily) == 0
-    assert backfill.folded == MEMBERS
+    # The backfill counted them, but for those the choice's own brief fold took first.
+    assert 0 < backfill.folded <= MEMBERS
     async with daily.db.session() as session:
         members, found = await signals_of(session, G1, list(QUESTIONS), clock())
     assert members == MEMBERS
