@@ -11,19 +11,15 @@ real clock), so a build is kept for the day it was made.
 
 from __future__ import annotations
 
-import json
 import math
 import random
-import shutil
 import time
-from dataclasses import asdict
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import sqlalchemy as sa
 
-from bench.common import BACKEND
-from bench.scale_build import CHANNEL, GUILD, RESULTS, Built, Size, _pg, post_time
+from bench.scale_build import CHANNEL, GUILD, Built, Size, cached_build, post_time
 from bot.db.base import UTCDateTime
 from bot.db.database import Database
 from bot.quizbank import QuizBank
@@ -168,43 +164,6 @@ async def cached_old(size: Size, bank: QuizBank, workdir: Path) -> tuple[str, Bu
     """A fresh copy of the year written at OLDEST_REVISION (built once a day: it ends
     yesterday): (url, what the build made, built now)."""
     name = f"qt_old_v{OLD_BUILD_VERSION}_{OLDEST_REVISION}_{old_today():%Y%m%d}_{size.key}"
-    if BACKEND.name == "sqlite":
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        stored, meta = RESULTS / f"{name}.db", RESULTS / f"{name}.json"
-        fresh = not (stored.exists() and meta.exists())
-        if fresh:
-            for old in RESULTS.glob(f"qt_old_*_{size.key}.*"):
-                old.unlink()
-            partial = RESULTS / f"{name}.building.db"
-            partial.unlink(missing_ok=True)
-            built = await build_old(f"sqlite+aiosqlite:///{partial}", size, bank)
-            partial.rename(stored)
-            partial.with_name(partial.name + ".migrate-lock").unlink(missing_ok=True)
-            meta.write_text(json.dumps(asdict(built)))
-        copy = workdir / f"old-{size.key}.db"
-        shutil.copyfile(stored, copy)
-        return f"sqlite+aiosqlite:///{copy}", Built(**json.loads(meta.read_text())), fresh
-    return await _cached_old_pg(name, size, bank)
-
-
-async def _cached_old_pg(name: str, size: Size, bank: QuizBank) -> tuple[str, Built, bool]:
-    from sqlalchemy.engine import make_url
-
-    from testkit.databases import create_pg_database
-
-    admin = BACKEND.pg_admin_url
-    exists = await _pg(admin, "SELECT 1 FROM pg_database WHERE datname = $1", name)
-    meta = RESULTS / f"{name}.pg.json"
-    fresh = not (exists and meta.exists())
-    if fresh:
-        pattern = f"qt_old_%_{size.key}"
-        for old in await _pg(
-            admin, "SELECT datname FROM pg_database WHERE datname LIKE $1", pattern
-        ):
-            await _pg(admin, f'DROP DATABASE IF EXISTS "{old[0]}" WITH (FORCE)')
-        await _pg(admin, f'CREATE DATABASE "{name}"')
-        url = make_url(admin).set(drivername="postgresql+asyncpg", database=name)
-        built = await build_old(url.render_as_string(hide_password=False), size, bank)
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        meta.write_text(json.dumps(asdict(built)))
-    return create_pg_database(admin, template=name), Built(**json.loads(meta.read_text())), fresh
+    return await cached_build(
+        name, f"qt_old_*_{size.key}", lambda url: build_old(url, size, bank), workdir
+    )

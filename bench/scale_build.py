@@ -24,6 +24,7 @@ import math
 import random
 import shutil
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
@@ -164,47 +165,60 @@ async def _counts(db: Database) -> dict[str, Any]:
 
 async def cached(size: Size, bank: QuizBank, workdir: Path) -> tuple[str, Built, bool]:
     """A fresh copy of the built server for one run: (url, what the build made, built now)."""
-    name = cache_name(size)
+    return await cached_build(
+        cache_name(size), f"qt_scale_*_{size.key}", lambda url: build(url, size, bank), workdir
+    )
+
+
+async def cached_build(
+    name: str, family: str, make: Callable[[str], Awaitable[Built]], workdir: Path
+) -> tuple[str, Built, bool]:
+    """A fresh copy of the database `name`, built by `make(url)` the first time and kept
+    (a SQLite file in RESULTS, or a PostgreSQL template database beside its metadata);
+    older builds of its `family` (a glob: `*` for what differs) are dropped first."""
     if BACKEND.name == "sqlite":
         RESULTS.mkdir(parents=True, exist_ok=True)
         stored, meta = RESULTS / f"{name}.db", RESULTS / f"{name}.json"
         fresh = not (stored.exists() and meta.exists())
         if fresh:
-            for old in RESULTS.glob(f"qt_scale_*_{size.key}.*"):
-                old.unlink()
+            for old in RESULTS.glob(f"{family}.*"):
+                if not old.name.endswith(".pg.json"):  # PostgreSQL's builds stay
+                    old.unlink()
             partial = RESULTS / f"{name}.building.db"
             partial.unlink(missing_ok=True)
-            built = await build(f"sqlite+aiosqlite:///{partial}", size, bank)
+            built = await make(f"sqlite+aiosqlite:///{partial}")
             partial.rename(stored)
+            partial.with_name(partial.name + ".migrate-lock").unlink(missing_ok=True)
             meta.write_text(json.dumps(asdict(built)))
-        copy = workdir / f"{size.key}.db"
+        copy = workdir / f"{name}.db"
         shutil.copyfile(stored, copy)
         return f"sqlite+aiosqlite:///{copy}", Built(**json.loads(meta.read_text())), fresh
-    return await _cached_pg(name, size, bank)
+    return await _cached_pg(name, family, make)
 
 
-async def _cached_pg(name: str, size: Size, bank: QuizBank) -> tuple[str, Built, bool]:
+async def _cached_pg(
+    name: str, family: str, make: Callable[[str], Awaitable[Built]]
+) -> tuple[str, Built, bool]:
     from sqlalchemy.engine import make_url
 
     from testkit.databases import create_pg_database
 
     admin = BACKEND.pg_admin_url
-    server = make_url(admin)
     exists = await _pg(admin, "SELECT 1 FROM pg_database WHERE datname = $1", name)
     meta = RESULTS / f"{name}.pg.json"
     fresh = not (exists and meta.exists())
     if fresh:
+        pattern = family.replace("*", "%")
         for old in await _pg(
-            admin, "SELECT datname FROM pg_database WHERE datname LIKE $1", f"qt_scale_%_{size.key}"
+            admin, "SELECT datname FROM pg_database WHERE datname LIKE $1", pattern
         ):
             await _pg(admin, f'DROP DATABASE IF EXISTS "{old[0]}" WITH (FORCE)')
         await _pg(admin, f'CREATE DATABASE "{name}"')
-        url = server.set(drivername="postgresql+asyncpg", database=name)
-        built = await build(url.render_as_string(hide_password=False), size, bank)
+        url = make_url(admin).set(drivername="postgresql+asyncpg", database=name)
+        built = await make(url.render_as_string(hide_password=False))
         RESULTS.mkdir(parents=True, exist_ok=True)
         meta.write_text(json.dumps(asdict(built)))
-    copy = create_pg_database(admin, template=name)
-    return copy, Built(**json.loads(meta.read_text())), fresh
+    return create_pg_database(admin, template=name), Built(**json.loads(meta.read_text())), fresh
 
 
 async def _pg(admin_url: str, sql: str, *args: Any) -> list[Any]:
